@@ -1,0 +1,54 @@
+"""Reproduce Nimbus-mini from nothing: python -m specdec_core.distill [corpus|train|all]."""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import torch
+
+from ..models import ASSETS, ROOT, load_target
+from .corpus import build_corpus
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m specdec_core.distill", description=__doc__)
+    ap.add_argument("stage", nargs="?", default="all", choices=["corpus", "train", "all"])
+    ap.add_argument("--data", type=Path, default=ROOT / "data" / "distill")
+    ap.add_argument("--out", type=Path, default=ASSETS / "nimbus-mini")
+    ap.add_argument("--early-out", type=Path, default=ASSETS / "nimbus-mini-early")
+    ap.add_argument("--shards", type=int, default=40, help="training shards of --batch texts")
+    ap.add_argument("--val-shards", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=64, help="texts generated together")
+    ap.add_argument("--new-tokens", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--vocab", type=int, default=8192, help="size of the reduced head")
+    ap.add_argument("--epochs", type=float, default=3.0)
+    ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--tv-weight", type=float, default=1.0)
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
+    ap.add_argument("--seed", type=int, default=0)
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    target, tokenizer = load_target("cpu")
+    begin = time.time()
+    train_paths = build_corpus(target, tokenizer, args.data / "train", args.shards, args.batch,
+                               args.new_tokens, seed=args.seed + 1)
+    val_paths = build_corpus(target, tokenizer, args.data / "val", args.val_shards, args.batch,
+                             args.new_tokens, seed=args.seed + 1_000)
+    print(f"corpus ready in {time.time() - begin:.0f}s", flush=True)
+    if args.stage == "corpus":
+        return
+    from .train import train_and_save
+
+    train_and_save(target, tokenizer, train_paths, val_paths, args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Draft models for Nimbus-large, all sharing its tokenizer and its input embeddings.
+
+Two kinds:
+- EarlyExitDrafter: the target's first k layers, then its final norm and head. Free to make,
+  a real but poor draft: the lower layers were never trained to predict the next token.
+- NimbusMini: a few transformer layers of the target's width and a head over a reduced
+  vocabulary (the tokens the target actually writes most), distilled from the target. The
+  49,152-way output layer dominates a tiny model's cost; the reduced head makes a draft step
+  cheap. Tokens outside the reduced vocabulary get q(x) = 0: the draft never proposes them,
+  and the accept-or-correct rule still lets the target write them.
+
+Both expose `logits(input_ids, cache) -> (T, V)` over the target's full vocabulary.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import DynamicCache, LlamaConfig, LlamaModel
+
+DRAFTER_CONFIG = "config.json"
+DRAFTER_WEIGHTS = "model.safetensors"
+
+
+class EarlyExitDrafter(nn.Module):
+    """The target's embeddings, first `layers` blocks, final norm and head (shared, not copied)."""
+
+    def __init__(self, target, layers: int):
+        super().__init__()
+        total = target.config.num_hidden_layers
+        if not 1 <= layers < total:
+            raise ValueError(f"early-exit depth must lie in [1, {total - 1}]; got {layers}")
+        config = LlamaConfig(**{**target.config.to_dict(), "num_hidden_layers": layers})
+        config.quantization_config = None
+        self.model = LlamaModel(config)
+        self.model.embed_tokens = target.model.embed_tokens
+        self.model.layers = nn.ModuleList(target.model.layers[:layers])
+        self.model.norm = target.model.norm
+        self.lm_head = target.lm_head
+        self.depth = layers
+
+    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
+        hidden = self.model(input_ids=input_ids, cache=cache, use_cache=True)[0]
+        return self.lm_head(hidden)[0]  # (T, V)
+
+
+class NimbusMini(nn.Module):
+    """A small Llama body of the target's width with a reduced-vocabulary head.
+
+    vocab_map (K,) lists the target token ids the head can write; head row i scores token
+    vocab_map[i]. Input embeddings are the target's (frozen and shared), so they are not stored.
+    """
+
+    def __init__(self, config: LlamaConfig, vocab_map: torch.Tensor, embed_tokens: nn.Embedding):
+        super().__init__()
+        self.config = config
+        self.model = LlamaModel(config)
+        self.model.embed_tokens = embed_tokens
+        self.lm_head = nn.Linear(config.hidden_size, len(vocab_map), bias=False)
+        self.register_buffer("vocab_map", vocab_map.long().clone())
+        self.vocab_size = config.vocab_size
+
+    def reduced_logits(self, input_ids: torch.Tensor, cache: DynamicCache | None = None):
+        """Scores over the reduced vocabulary: (B, T, K)."""
+        hidden = self.model(input_ids=input_ids, cache=cache, use_cache=cache is not None)[0]
+        return self.lm_head(hidden)
+
+    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
+        small = self.reduced_logits(input_ids, cache)[0]  # (T, K)
+        full = small.new_full((small.shape[0], self.vocab_size), float("-inf"))  # (T, V)
+        full[:, self.vocab_map] = small
+        return full
+
+    def trainable_state(self) -> dict[str, torch.Tensor]:
+        """Everything but the shared input embeddings."""
+        return {k: v.detach().contiguous() for k, v in self.state_dict().items()
+                if not k.startswith("model.embed_tokens.")}
+
+    def save(self, folder: Path, card: dict) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        state = {k: v.half() if v.is_floating_point() else v for k, v in self.trainable_state().items()}
+        save_file(state, str(folder / DRAFTER_WEIGHTS), metadata={"format": "pt"})
+        config = {"llama": self.config.to_dict(), "reduced_vocab": len(self.vocab_map), **card}
+        (folder / DRAFTER_CONFIG).write_text(json.dumps(config, indent=2, default=str))
+
+
+def nimbus_mini_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
+    """The target's shape with fewer layers."""
+    config = LlamaConfig(**{**target_config.to_dict(), "num_hidden_layers": layers})
+    config.quantization_config = None
+    return config
+
+
+def init_from_target(target, layers: int, vocab_map: torch.Tensor) -> NimbusMini:
+    """A NimbusMini whose body is a copy of the target's first layers and whose head rows are
+    the target's output rows for the kept tokens: a sensible start for distillation."""
+    mini = NimbusMini(nimbus_mini_config(target.config, layers), vocab_map, target.model.embed_tokens)
+    state = target.model.state_dict()
+    body = {k: v.clone() for k, v in state.items()
+            if k.startswith("norm.") or any(k.startswith(f"layers.{i}.") for i in range(layers))}
+    mini.model.load_state_dict(body, strict=False)
+    with torch.no_grad():
+        mini.lm_head.weight.copy_(target.lm_head.weight[vocab_map])
+    return mini
+
+
+def load_nimbus_mini(folder: Path, target) -> NimbusMini:
+    """Load a NimbusMini saved by `NimbusMini.save`; embeddings come from `target`."""
+    folder = Path(folder)
+    meta = json.loads((folder / DRAFTER_CONFIG).read_text())
+    config = LlamaConfig(**meta["llama"])
+    config.quantization_config = None
+    state = load_file(str(folder / DRAFTER_WEIGHTS))
+    mini = NimbusMini(config, state.pop("vocab_map"), target.model.embed_tokens)
+    state = {k: v.float() for k, v in state.items()}
+    missing, unexpected = mini.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not k.startswith("model.embed_tokens.")]
+    if missing or unexpected:
+        raise ValueError(f"drafter weights do not match its config: missing {missing}, "
+                         f"unexpected {unexpected}")
+    return mini.eval()

