@@ -9,7 +9,8 @@ Two kinds:
   cheap. Tokens outside the reduced vocabulary get q(x) = 0: the draft never proposes them,
   and the accept-or-correct rule still lets the target write them.
 
-Both expose `logits(input_ids, cache) -> (T, V)` over the target's full vocabulary.
+Both are transformers LlamaForCausalLM models over the target's full vocabulary, with
+`logits(input_ids, cache) -> (T, V)` for the engine.
 """
 from __future__ import annotations
 
@@ -19,60 +20,78 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from transformers import DynamicCache, LlamaConfig, LlamaModel
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 DRAFTER_CONFIG = "config.json"
 DRAFTER_WEIGHTS = "model.safetensors"
 
 
-class EarlyExitDrafter(nn.Module):
+def _shrunk_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
+    """The target's shape with fewer layers."""
+    config = LlamaConfig(**{**target_config.to_dict(), "num_hidden_layers": layers,
+                            "tie_word_embeddings": False})
+    config.quantization_config = None
+    return config
+
+
+class Drafter(LlamaForCausalLM):
+    """A Hugging Face causal LM (so `generate(assistant_model=...)` accepts it) with the
+    `logits(input_ids, cache) -> (T, V)` call the engine uses."""
+
+    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
+        return self(input_ids=input_ids, cache=cache, use_cache=True).logits[0]
+
+
+class EarlyExitDrafter(Drafter):
     """The target's embeddings, first `layers` blocks, final norm and head (shared, not copied)."""
 
     def __init__(self, target, layers: int):
-        super().__init__()
         total = target.config.num_hidden_layers
         if not 1 <= layers < total:
             raise ValueError(f"early-exit depth must lie in [1, {total - 1}]; got {layers}")
-        config = LlamaConfig(**{**target.config.to_dict(), "num_hidden_layers": layers})
-        config.quantization_config = None
-        self.model = LlamaModel(config)
+        super().__init__(_shrunk_config(target.config, layers))
         self.model.embed_tokens = target.model.embed_tokens
         self.model.layers = nn.ModuleList(target.model.layers[:layers])
         self.model.norm = target.model.norm
         self.lm_head = target.lm_head
-        self.depth = layers
-
-    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
-        hidden = self.model(input_ids=input_ids, cache=cache, use_cache=True)[0]
-        return self.lm_head(hidden)[0]  # (T, V)
 
 
-class NimbusMini(nn.Module):
-    """A small Llama body of the target's width with a reduced-vocabulary head.
+class ReducedHead(nn.Module):
+    """An output layer over K kept tokens, scattered into the full vocabulary with -inf
+    elsewhere: row i of `proj` scores token vocab_map[i]."""
 
-    vocab_map (K,) lists the target token ids the head can write; head row i scores token
-    vocab_map[i]. Input embeddings are the target's (frozen and shared), so they are not stored.
-    """
+    def __init__(self, hidden: int, vocab_map: torch.Tensor, vocab_size: int):
+        super().__init__()
+        self.proj = nn.Linear(hidden, len(vocab_map), bias=False)
+        self.register_buffer("vocab_map", vocab_map.long().clone())
+        self.vocab_size = vocab_size
+
+    def reduced(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.proj(hidden)  # (..., K)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        small = self.proj(hidden)  # (..., K)
+        full = small.new_full((*small.shape[:-1], self.vocab_size), float("-inf"))  # (..., V)
+        full[..., self.vocab_map] = small
+        return full
+
+
+class NimbusMini(Drafter):
+    """A small Llama body of the target's width with a reduced-vocabulary head. Its input
+    embeddings are the target's (frozen and shared), so they are not stored with it."""
 
     def __init__(self, config: LlamaConfig, vocab_map: torch.Tensor, embed_tokens: nn.Embedding):
-        super().__init__()
-        self.config = config
-        self.model = LlamaModel(config)
+        super().__init__(config)
         self.model.embed_tokens = embed_tokens
-        self.lm_head = nn.Linear(config.hidden_size, len(vocab_map), bias=False)
-        self.register_buffer("vocab_map", vocab_map.long().clone())
-        self.vocab_size = config.vocab_size
+        self.lm_head = ReducedHead(config.hidden_size, vocab_map, config.vocab_size)
 
-    def reduced_logits(self, input_ids: torch.Tensor, cache: DynamicCache | None = None):
-        """Scores over the reduced vocabulary: (B, T, K)."""
-        hidden = self.model(input_ids=input_ids, cache=cache, use_cache=cache is not None)[0]
-        return self.lm_head(hidden)
+    @property
+    def vocab_map(self) -> torch.Tensor:
+        return self.lm_head.vocab_map
 
-    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
-        small = self.reduced_logits(input_ids, cache)[0]  # (T, K)
-        full = small.new_full((small.shape[0], self.vocab_size), float("-inf"))  # (T, V)
-        full[:, self.vocab_map] = small
-        return full
+    def reduced_logits(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """Scores over the reduced vocabulary, no cache: (B, T, K). Used in training."""
+        return self.lm_head.reduced(self.model(input_ids=input_ids, use_cache=False)[0])
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
         """Everything but the shared input embeddings."""
@@ -88,23 +107,16 @@ class NimbusMini(nn.Module):
         (folder / DRAFTER_CONFIG).write_text(json.dumps(config, indent=2, default=str))
 
 
-def nimbus_mini_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
-    """The target's shape with fewer layers."""
-    config = LlamaConfig(**{**target_config.to_dict(), "num_hidden_layers": layers})
-    config.quantization_config = None
-    return config
-
-
 def init_from_target(target, layers: int, vocab_map: torch.Tensor) -> NimbusMini:
     """A NimbusMini whose body is a copy of the target's first layers and whose head rows are
     the target's output rows for the kept tokens: a sensible start for distillation."""
-    mini = NimbusMini(nimbus_mini_config(target.config, layers), vocab_map, target.model.embed_tokens)
+    mini = NimbusMini(_shrunk_config(target.config, layers), vocab_map, target.model.embed_tokens)
     state = target.model.state_dict()
     body = {k: v.clone() for k, v in state.items()
             if k.startswith("norm.") or any(k.startswith(f"layers.{i}.") for i in range(layers))}
     mini.model.load_state_dict(body, strict=False)
     with torch.no_grad():
-        mini.lm_head.weight.copy_(target.lm_head.weight[vocab_map])
+        mini.lm_head.proj.weight.copy_(target.lm_head.weight[vocab_map])
     return mini
 
 
@@ -115,8 +127,8 @@ def load_nimbus_mini(folder: Path, target) -> NimbusMini:
     config = LlamaConfig(**meta["llama"])
     config.quantization_config = None
     state = load_file(str(folder / DRAFTER_WEIGHTS))
-    mini = NimbusMini(config, state.pop("vocab_map"), target.model.embed_tokens)
-    state = {k: v.float() for k, v in state.items()}
+    mini = NimbusMini(config, state["lm_head.vocab_map"], target.model.embed_tokens)
+    state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
     missing, unexpected = mini.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.startswith("model.embed_tokens.")]
     if missing or unexpected:

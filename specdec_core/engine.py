@@ -1,0 +1,207 @@
+"""Decoding on the real pair: target-only and speculative, with KV caches.
+
+Both methods draw every random number from one numpy Generator seeded by `seed`, and both
+turn logits into distributions with the same warping, so at temperature 0 they write the
+same tokens and at any temperature their outputs follow the same distribution.
+
+Cache invariant between steps: each model's cache holds a prefix of the context that is at
+most len(context) - 1 long, so the next forward call always has at least one new token.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+
+from .sampling import RoundRecord, sample, speculative_round
+from .warping import Sampling, to_distributions
+
+MAX_GAMMA = 16
+METHODS = ("speculative", "target")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Tokens one step produced, with how each came about."""
+
+    token_ids: tuple[int, ...]
+    origins: tuple[str, ...]  # "accepted" | "correction" | "bonus" | "target"
+    record: RoundRecord | None  # the round, for speculative steps
+
+
+@dataclass
+class Stats:
+    new_tokens: int = 0
+    target_passes: int = 0
+    draft_passes: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    wall_seconds: float = 0.0
+
+    @property
+    def acceptance_rate(self) -> float:
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    @property
+    def tokens_per_target_pass(self) -> float:
+        return self.new_tokens / self.target_passes if self.target_passes else 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.new_tokens / self.wall_seconds if self.wall_seconds else 0.0
+
+    def as_dict(self) -> dict:
+        return {**self.__dict__, "acceptance_rate": self.acceptance_rate,
+                "tokens_per_target_pass": self.tokens_per_target_pass,
+                "tokens_per_second": self.tokens_per_second}
+
+
+@dataclass
+class Result:
+    token_ids: list[int]
+    text: str
+    origins: list[str]
+    rounds: list[RoundRecord] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
+
+
+# --- small steps ---------------------------------------------------------------------------
+
+def crop(cache: DynamicCache, keep: int) -> None:
+    """Roll a cache back to its first `keep` positions with the cache's public API."""
+    extra = cache.get_seq_length() - keep
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def feed(logits_fn, cache: DynamicCache, context: list[int], device) -> torch.Tensor:
+    """Run the tokens of `context` the cache has not seen; (T_new, V) logits."""
+    new = context[cache.get_seq_length():]
+    ids = torch.tensor([new], dtype=torch.long, device=device)  # (1, T_new)
+    return logits_fn(ids, cache)
+
+
+def propose(pair, context, gamma, sampling, rng, cache) -> tuple[list[int], np.ndarray]:
+    """The draft writes `gamma` tokens one after another: (tokens, q_dists (gamma, V))."""
+    tokens, dists = [], []
+    for _ in range(gamma):
+        q = to_distributions(feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:],
+                             sampling)[0]  # (V,)
+        tokens.append(sample(q, rng))
+        dists.append(q)
+    return tokens, np.stack(dists)
+
+
+def verify(pair, context, draft_tokens, sampling, cache) -> np.ndarray:
+    """One target pass over the drafts: p_dists (gamma + 1, V), the last row for a bonus."""
+    logits = feed(pair.target_logits, cache, context + draft_tokens, pair.device)
+    return to_distributions(logits[-(len(draft_tokens) + 1):], sampling)
+
+
+def origins_of(record: RoundRecord) -> list[str]:
+    return ["accepted"] * record.n_accepted + ["bonus" if record.bonus else "correction"]
+
+
+# --- the two decoders ----------------------------------------------------------------------
+
+@torch.inference_mode()
+def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chunk]:
+    """Target-only sampling, one token per target pass."""
+    context, cache = list(prompt_ids), DynamicCache()
+    for _ in range(max_new_tokens):
+        p = to_distributions(feed(pair.target_logits, cache, context, pair.device)[-1:], sampling)[0]
+        token = sample(p, rng)
+        context.append(token)
+        yield Chunk((token,), ("target",), None)
+
+
+@torch.inference_mode()
+def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma) -> Iterator[Chunk]:
+    """Speculative sampling: each round drafts `gamma` tokens and verifies them in one pass."""
+    context = list(prompt_ids)
+    target_cache, draft_cache = DynamicCache(), DynamicCache()
+    produced = 0
+    while produced < max_new_tokens:
+        # 1. draft gamma tokens with the small model
+        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache)
+        # 2. score all of them (and one more position) in a single target pass
+        p_dists = verify(pair, context, drafts, sampling, target_cache)
+        # 3. accept or correct, in plain numpy
+        record = speculative_round(drafts, q_dists, p_dists, rng)
+        context.extend(record.tokens)
+        produced += len(record.tokens)
+        # 4. roll both caches back to the tokens that stand (all but the newest)
+        crop(target_cache, len(context) - 1)
+        crop(draft_cache, len(context) - 1)
+        yield Chunk(record.tokens, tuple(origins_of(record)), record)
+
+
+def check_request(pair, prompt_ids, max_new_tokens, method, gamma) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
+        raise ValueError(f"gamma must be a whole number from 1 to {MAX_GAMMA}; got {gamma!r}")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) \
+            or max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
+    if not prompt_ids:
+        raise ValueError("the prompt is empty: give the model some text to continue")
+    room = pair.context_length - MAX_GAMMA - 1
+    if len(prompt_ids) + max_new_tokens > room:
+        raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus max_new_tokens "
+                         f"({max_new_tokens}) exceeds the model's context of {room} tokens")
+
+
+def encode(pair, prompt: str) -> list[int]:
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError("the prompt is empty: give the model some text to continue")
+    return pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+
+
+def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
+           top_k=0, top_p=1.0, seed=0) -> Iterator[Chunk]:
+    """Chunks as they are produced, stopping at EOS or max_new_tokens (a round is cut there).
+
+    `prompt` is text, or a list of token ids (for chat-formatted prompts).
+    """
+    sampling = Sampling(temperature, top_k, top_p)
+    prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else [int(t) for t in prompt]
+    check_request(pair, prompt_ids, max_new_tokens, method, gamma)
+    rng = np.random.default_rng(seed)
+    if method == "target":
+        chunks = iter_target(pair, prompt_ids, max_new_tokens, sampling, rng)
+    else:
+        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma)
+    left, eos = max_new_tokens, pair.tokenizer.eos_token_id
+    for chunk in chunks:
+        ids = chunk.token_ids[:left]
+        if eos in ids:
+            ids = ids[: ids.index(eos) + 1]
+        left -= len(ids)
+        yield Chunk(ids, chunk.origins[: len(ids)], chunk.record)
+        if left <= 0 or (ids and ids[-1] == eos):
+            return
+
+
+def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
+             top_k=0, top_p=1.0, seed=0) -> Result:
+    """Generate a continuation; see `stream` for the arguments."""
+    begin = time.perf_counter()
+    result = Result([], "", [])
+    for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed):
+        result.token_ids.extend(chunk.token_ids)
+        result.origins.extend(chunk.origins)
+        result.stats.target_passes += 1
+        if chunk.record is not None:
+            result.rounds.append(chunk.record)
+            result.stats.draft_passes += chunk.record.gamma
+            result.stats.drafted += chunk.record.gamma
+            result.stats.accepted += chunk.record.n_accepted
+    result.stats.new_tokens = len(result.token_ids)
+    result.stats.wall_seconds = time.perf_counter() - begin
+    result.text = pair.tokenizer.decode(result.token_ids, skip_special_tokens=True)
+    return result
