@@ -43,6 +43,11 @@ def drafter_names() -> list[str]:
     return ["early-exit-4", "early-exit-12", *shipped]
 
 
+def default_drafter() -> str:
+    """Nimbus-mini when it is shipped, else the best drafter that can be cut from the target."""
+    return DEFAULT_DRAFTER if DEFAULT_DRAFTER in drafter_names() else drafter_names()[-1]
+
+
 def validate_drafter_name(name: str) -> str:
     if name in NIMBUS_MINI_NAMES or _EARLY_EXIT.match(str(name)):
         return name
@@ -177,9 +182,14 @@ class ModelPair:
         return p.cpu().numpy(), q.cpu().numpy()
 
 
+def pair_with(target, tokenizer, drafter: str) -> ModelPair:
+    """A pair around an already loaded target (drafters share its embeddings and device)."""
+    device = str(target.device)
+    return ModelPair(target, load_drafter(drafter, target).to(device), tokenizer, drafter, device)
+
+
 def load_pair(drafter: str = DEFAULT_DRAFTER, device: str = "auto") -> ModelPair:
     """Nimbus-large with the named drafter, on CUDA when there is one (device="auto")."""
-    device = resolve_device(device)
-    target, tokenizer = load_target(device)
-    draft = load_drafter(drafter, target).to(device)
-    return ModelPair(target, draft, tokenizer, drafter, device)
+    validate_drafter_name(drafter)
+    target, tokenizer = load_target(resolve_device(device))
+    return pair_with(target, tokenizer, drafter)

@@ -1,0 +1,1 @@
+"""The teaching layer: scenarios, figure builders and lesson prose. No Streamlit here."""

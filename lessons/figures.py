@@ -1,0 +1,237 @@
+"""Plotly figure builders: pure functions, data in, Chart out.
+
+Every Chart carries its figure, the numbers behind it as table rows, and a one-paragraph text
+alternative for readers who cannot see the chart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from specdec_core.sampling import acceptance_probability, residual_distribution
+
+from .style import (FONT, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
+                    token_label)
+
+
+@dataclass(frozen=True)
+class Chart:
+    figure: go.Figure
+    rows: list[dict]  # the numbers behind the chart, for a table view
+    alt: str  # text alternative
+
+
+def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
+                      margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
+                      legend={"orientation": "h", "y": -0.18}, plot_bgcolor="white")
+    fig.update_yaxes(gridcolor="#e5e5e5")
+    return fig
+
+
+def _names(tokens, labels) -> list[str]:
+    return [token_label(labels.get(int(t), f"#{t}")) for t in tokens]
+
+
+def draft_chart(sc) -> Chart:
+    """Step 1: what Nimbus-mini considered at each position, and what it picked."""
+    fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=0.06,
+                        subplot_titles=[f"{i + 1}: “{token_label(sc.label(t))}”"
+                                        for i, t in enumerate(sc.draft_tokens)])
+    rows = []
+    for i, chosen in enumerate(sc.draft_tokens):
+        q = sc.q_dists[i]
+        top = [int(t) for t in np.argsort(-q, kind="stable")[:5]]
+        if chosen not in top:
+            top[-1] = chosen
+        names = _names(top, sc.labels)
+        fig.add_bar(x=[q[t] for t in top], y=names, orientation="h", row=1, col=i + 1,
+                    marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],
+                            "line": {"color": [U_COLOR if t == chosen else "rgba(0,0,0,0)" for t in top],
+                                     "width": 2}},
+                    name="q(x)", showlegend=i == 0, hovertemplate="%{y}: q = %{x:.3f}<extra></extra>")
+        fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
+        rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
+                  "drafted": t == chosen} for t in top]
+    picks = ", ".join(f"“{sc.label(t)}” (q = {sc.q_dists[i][t]:.2f})"
+                      for i, t in enumerate(sc.draft_tokens))
+    alt = f"Nimbus-mini drafted {sc.gamma} tokens one after another: {picks}."
+    return Chart(_layout(fig, "Nimbus-mini's guesses: q(x) at each drafted position"), rows, alt)
+
+
+def verify_chart(sc) -> Chart:
+    """Step 2: p against q at every drafted position, with their overlap."""
+    titles = [f"{i + 1}: “{token_label(sc.label(t))}”  β = {np.minimum(sc.p_dists[i], sc.q_dists[i]).sum():.2f}"
+              for i, t in enumerate(sc.draft_tokens)] + [f"{sc.gamma + 1}: bonus slot"]
+    fig = make_subplots(rows=1, cols=sc.gamma + 1, subplot_titles=titles, horizontal_spacing=0.04,
+                        shared_yaxes=True)
+    rows = []
+    for i in range(sc.gamma + 1):
+        top = sc.top_tokens(i, 5)
+        names = _names(top, sc.labels)
+        p = np.array([sc.p_dists[i][t] for t in top])
+        q = np.array([sc.q_dists[i][t] for t in top]) if i < sc.gamma else np.zeros(len(top))
+        first = i == 0
+        if i < sc.gamma:
+            fig.add_bar(x=names, y=q, name="q (draft)", marker_color=Q_COLOR, row=1, col=i + 1,
+                        showlegend=first, legendgroup="q")
+        fig.add_bar(x=names, y=p, name="p (target)", marker_color=P_COLOR, row=1, col=i + 1,
+                    showlegend=first, legendgroup="p")
+        if i < sc.gamma:
+            fig.add_bar(x=names, y=np.minimum(p, q), name="min(p, q)", marker_color=OVERLAP_COLOR,
+                        row=1, col=i + 1, showlegend=first, legendgroup="o")
+        rows += [{"position": i + 1, "token": sc.label(t), "p": round(float(a), 4),
+                  "q": round(float(b), 4)} for t, a, b in zip(top, p, q)]
+    betas = [float(np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()) for i in range(sc.gamma)]
+    alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
+           + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
+    fig.update_xaxes(tickangle=-40)
+    return Chart(_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 400), rows, alt)
+
+
+def coin_chart(sc, reveal: int | None = None) -> Chart:
+    """Step 3: each drafted token's acceptance chance and the uniform u that decided it.
+    `reveal` limits how many coin flips are shown (for predict-first mode)."""
+    checks = sc.record.checks
+    shown = len(checks) if reveal is None else min(reveal, len(checks))
+    fig = go.Figure()
+    labels, rows = [], []
+    for i, t in enumerate(sc.draft_tokens):
+        name = f"{i + 1}: “{token_label(sc.label(t))}”"
+        labels.append(name)
+        if i < len(checks):
+            c = checks[i]
+            fig.add_bar(y=[name], x=[c.accept_prob], orientation="h", marker_color=OVERLAP_COLOR,
+                        name="keep if u < min(1, p/q)", showlegend=i == 0, legendgroup="a")
+            fig.add_bar(y=[name], x=[1 - c.accept_prob], orientation="h", marker_color="#d9d9d9",
+                        name="reject", showlegend=i == 0, legendgroup="r")
+            rows.append({"position": i + 1, "token": sc.label(t), "p": round(c.p, 4), "q": round(c.q, 4),
+                         "min(1, p/q)": round(c.accept_prob, 4),
+                         "u": round(c.u, 4) if i < shown else None,
+                         "verdict": ("kept" if c.accepted else "rejected") if i < shown else "?"})
+        else:
+            fig.add_bar(y=[name], x=[1.0], orientation="h", marker_color="#f0f0f0",
+                        name="never checked", showlegend=i == len(checks), legendgroup="n")
+            rows.append({"position": i + 1, "token": sc.label(t), "verdict": "never checked"})
+    flips = [c for c in checks[:shown]]
+    fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
+                    marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
+                    text=[f"u = {c.u:.2f}" for c in flips], textposition="top center")
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(range=[0, 1.001], title="0 … 1")
+    fig.update_yaxes(autorange="reversed")
+    fig = _layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
+    fig.update_layout(barmode="stack")
+    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {c.accept_prob:.2f}, u = {c.u:.2f}, "
+                         f"{'kept' if c.accepted else 'rejected'}" for c in flips)
+    return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
+
+
+def correction_chart(sc) -> Chart:
+    """Step 4: the leftover max(0, p - q), its normaliser Z, and the token drawn from it;
+    or, when every draft was kept, the bonus token drawn from p."""
+    rec, row = sc.record, sc.decided_row
+    drawn = rec.last_token
+    top = sc.top_tokens(row, 6)
+    if drawn not in top:
+        top[-1] = drawn
+    names = _names(top, sc.labels)
+    p = sc.p_dists[row]
+    if rec.bonus:
+        fig = go.Figure(go.Bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)",
+                               marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top],
+                                            "width": 3}))
+        rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
+        alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
+               f"position; the bonus token “{sc.label(drawn)}” was drawn from it (p = {p[drawn]:.2f}).")
+        return Chart(_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
+    q = sc.q_dists[row]
+    leftover = np.maximum(0.0, p - q)
+    residual, z = residual_distribution(p, q)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q), Z = {z:.2f}",
+                                                        "residual = leftover / Z"])
+    fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
+    fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
+    fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
+                name="max(0, p − q)", row=1, col=2)
+    fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual",
+                marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top], "width": 3},
+                row=1, col=3)
+    rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "q": round(float(q[t]), 4),
+             "max(0, p-q)": round(float(leftover[t]), 4), "residual": round(float(residual[t]), 4),
+             "drawn": t == drawn} for t in top]
+    rejected = rec.checks[-1]
+    alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
+           f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
+           f"(residual probability {residual[drawn]:.2f}).")
+    fig.update_xaxes(tickangle=-40)
+    return Chart(_layout(fig, "Correct: draw the replacement from what the draft under-sold", 380), rows, alt)
+
+
+def decomposition_chart(p, q, tokens, labels) -> Chart:
+    """Step 5: q(x) min(1, p/q) + (1 − β) r(x) stacks up to exactly p(x)."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    kept = q * acceptance_probability(p, q)  # = min(p, q)
+    residual, _ = residual_distribution(p, q)
+    corrected = (1.0 - kept.sum()) * residual
+    names = _names(tokens, labels)
+    fig = go.Figure()
+    fig.add_bar(x=names, y=[kept[t] for t in tokens], marker_color=OVERLAP_COLOR,
+                name="drafted and kept: q(x)·min(1, p/q)")
+    fig.add_bar(x=names, y=[corrected[t] for t in tokens], marker_color=RESIDUAL_COLOR,
+                name="rejected, then corrected: (1 − β)·r(x)")
+    fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
+                    marker={"symbol": "line-ew", "size": 34, "line": {"width": 4, "color": P_COLOR}})
+    fig = _layout(fig, "Why it is exact: the two routes to x add up to p(x)")
+    fig.update_layout(barmode="stack")
+    rows = [{"token": labels.get(int(t), f"#{t}"), "kept": round(float(kept[t]), 4),
+             "corrected": round(float(corrected[t]), 4), "sum": round(float(kept[t] + corrected[t]), 4),
+             "p": round(float(p[t]), 4)} for t in tokens]
+    worst = float(np.max(np.abs(kept + corrected - p)))
+    alt = (f"For every token the kept part plus the corrected part equals p; the largest difference "
+           f"over the whole vocabulary is {worst:.1e}.")
+    return Chart(fig, rows, alt)
+
+
+def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: int) -> Chart:
+    """Step 5: empirical output frequencies of each rule after `rounds` rounds, against p."""
+    names = _names(tokens, labels)
+    palette = {"accept-or-correct": OVERLAP_COLOR, "accept every draft": Q_COLOR,
+               "resample from p on reject": REJECT_COLOR}
+    fig = go.Figure()
+    for rule, f in freqs.items():
+        fig.add_bar(x=names, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR))
+    fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
+                    marker={"symbol": "line-ew", "size": 30, "line": {"width": 4, "color": P_COLOR}})
+    fig = _layout(fig, f"{rounds:,} simulated rounds at this position: which rule reproduces p?", 380)
+    rows = [{"token": labels.get(int(t), f"#{t}"), "p": round(float(p[t]), 4),
+             **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]
+    tv = {rule: 0.5 * float(np.abs(f - p).sum()) for rule, f in freqs.items()}
+    alt = "Total-variation distance to p after {:,} rounds: ".format(rounds) + \
+        "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + "."
+    return Chart(fig, rows, alt)
+
+
+def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9)) -> Chart:
+    """Expected tokens per target pass and expected speed-up against gamma."""
+    from specdec_core.sampling import expected_speedup, expected_tokens_per_round
+
+    g = list(gammas)
+    tokens = [expected_tokens_per_round(alpha, k) for k in g]
+    speed = [expected_speedup(alpha, k, cost) for k in g]
+    fig = go.Figure()
+    fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
+    fig.add_scatter(x=g, y=speed, name=f"speed-up (draft step = {cost:.2f} target steps)",
+                    line={"color": OVERLAP_COLOR, "dash": "dash"})
+    if gamma_now in g:
+        fig.add_scatter(x=[gamma_now], y=[speed[g.index(gamma_now)]], mode="markers", name="your γ",
+                        marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
+    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
+    fig = _layout(fig, f"What α = {alpha:.2f} buys", 340)
+    rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
+    best = g[int(np.argmax(speed))]
+    return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "
+                            f"({max(speed):.2f}x).")

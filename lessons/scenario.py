@@ -1,0 +1,105 @@
+"""One speculative round on the real pair, frozen for the walkthrough.
+
+The draft proposes gamma tokens, the target scores them in one pass, and the numpy rule
+decides, all driven by one seeded Generator: the same (prompt, drafter, settings, seed) gives
+the same round for everyone who opens the same link.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+
+from specdec_core.engine import propose, verify
+from specdec_core.sampling import RoundRecord, speculative_round
+from specdec_core.warping import Sampling
+
+WALKTHROUGH_PROMPT = "Your export failed because your"
+WALKTHROUGH_GAMMA = 4
+TOP_N = 8  # alternatives kept per position for the charts
+
+
+@dataclass(frozen=True)
+class Scenario:
+    prompt: str
+    prompt_ids: tuple[int, ...]
+    drafter: str
+    seed: int
+    sampling: Sampling
+    draft_tokens: tuple[int, ...]
+    q_dists: np.ndarray  # (gamma, V) the draft's distribution at each drafted position
+    p_dists: np.ndarray  # (gamma + 1, V) the target's, the last row for a bonus token
+    record: RoundRecord
+    labels: dict[int, str] = field(repr=False)  # token id -> its text
+    verify_seconds: float  # the single target pass over all drafted positions
+    single_pass_seconds: float  # one target pass for one position
+
+    @property
+    def gamma(self) -> int:
+        return len(self.draft_tokens)
+
+    def label(self, token: int) -> str:
+        return self.labels.get(int(token), f"#{token}")
+
+    def top_tokens(self, row: int, n: int = 6) -> list[int]:
+        """The n tokens with the most mass under p or q at drafted position `row`."""
+        p = self.p_dists[row]
+        q = self.q_dists[row] if row < self.gamma else np.zeros_like(p)
+        return [int(t) for t in np.argsort(-np.maximum(p, q), kind="stable")[:n]]
+
+    @property
+    def decided_row(self) -> int:
+        """The position whose last token closed the round (rejection, or the bonus row)."""
+        return len(self.record.tokens) - 1
+
+
+def _timed(fn):
+    begin = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - begin
+
+
+def _labels(tokenizer, ids) -> dict[int, str]:
+    return {int(t): tokenizer.decode([int(t)]) for t in set(int(i) for i in ids)}
+
+
+@torch.inference_mode()
+def single_pass_seconds(pair, prompt_ids: list[int]) -> float:
+    """Time of one target pass that scores one new position, after a cached prefix."""
+    cache = DynamicCache()
+    pair.target_logits(torch.tensor([prompt_ids[:-1]], device=pair.device), cache)
+    last = torch.tensor([prompt_ids[-1:]], device=pair.device)
+    _, seconds = _timed(lambda: pair.target_logits(last, cache))
+    return seconds
+
+
+@torch.inference_mode()
+def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHROUGH_GAMMA,
+                   seed: int = 0, sampling: Sampling = Sampling()) -> Scenario:
+    prompt_ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    if not prompt_ids:
+        raise ValueError("the prompt is empty: give the model some text to continue")
+    rng = np.random.default_rng(seed)
+    context = list(prompt_ids)
+    # prefill both caches up to the last prompt token, as a running decoder would have
+    target_cache, draft_cache = DynamicCache(), DynamicCache()
+    prefix = torch.tensor([context[:-1]], device=pair.device)
+    if len(context) > 1:
+        pair.target_logits(prefix, target_cache)
+        pair.drafter_logits(prefix, draft_cache)
+    drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache)
+    p_dists, verify_s = _timed(lambda: verify(pair, context, drafts, sampling, target_cache))
+    record = speculative_round(drafts, q_dists, p_dists, rng)
+    for array in (q_dists, p_dists):
+        array.setflags(write=False)  # shared between sessions: never mutated
+    shown = [*prompt_ids, *drafts, *record.tokens]
+    for row in range(gamma + 1):
+        top_p = np.argsort(-p_dists[row])[:TOP_N]
+        top_q = np.argsort(-q_dists[row])[:TOP_N] if row < gamma else []
+        shown.extend([*top_p, *top_q])
+    return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
+                    q_dists, p_dists, record, _labels(pair.tokenizer, shown), verify_s,
+                    single_pass_seconds(pair, prompt_ids))

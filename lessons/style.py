@@ -1,0 +1,25 @@
+"""One colour per quantity across the app (Okabe-Ito, safe for colour-blind viewers), and
+token labels that are safe to show anywhere."""
+from __future__ import annotations
+
+import html
+
+P_COLOR = "#0072B2"  # p, the target (Nimbus-large): blue
+Q_COLOR = "#E69F00"  # q, the draft (Nimbus-mini): orange
+OVERLAP_COLOR = "#009E73"  # min(p, q), the part of q that is kept: bluish green
+RESIDUAL_COLOR = "#CC79A7"  # max(0, p - q) / Z, the leftover: reddish purple
+REJECT_COLOR = "#6E6E6E"  # a rejected or unchecked draft: grey
+U_COLOR = "#000000"  # the coin flip u: black
+
+# the colour of a token is the colour of the distribution it was finally drawn from
+ORIGIN_COLORS = {"accepted": OVERLAP_COLOR, "correction": RESIDUAL_COLOR, "bonus": P_COLOR,
+                 "target": P_COLOR}
+ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from the residual)",
+                 "bonus": "bonus (from p)", "target": "target-only"}
+FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+
+def token_label(text: str) -> str:
+    """A token's text made visible and HTML-safe: spaces as '␣', newlines as '↵'."""
+    shown = text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+    return html.escape(shown or "∅", quote=True)

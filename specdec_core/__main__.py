@@ -1,0 +1,88 @@
+"""Command line for preparing a class from a terminal.
+
+    python -m specdec_core prepare                      convert the bundled target once
+    python -m specdec_core generate --prompt "..."      write a continuation
+    python -m specdec_core bench                        target-only vs speculative, one run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .models import DEFAULT_DRAFTER, ModelFileError
+
+
+def _generate(args) -> int:
+    from .engine import generate
+    from .models import load_pair
+
+    pair = load_pair(args.drafter, args.device)
+    result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
+                      args.temperature, args.top_k, args.top_p, args.seed)
+    if args.json:
+        print(json.dumps({"text": result.text, "token_ids": result.token_ids,
+                          "origins": result.origins, "stats": result.stats.as_dict()}, indent=2))
+    else:
+        print(result.text)
+        s = result.stats
+        print(f"\n[{args.method}] {s.new_tokens} tokens, {s.target_passes} target passes, "
+              f"acceptance {s.acceptance_rate:.2f}, {s.tokens_per_second:.1f} tokens/s",
+              file=sys.stderr)
+    return 0
+
+
+def _bench(args) -> int:
+    from .bench import compare_methods
+    from .models import load_pair
+
+    pair = load_pair(args.drafter, args.device)
+    report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
+                             max_new_tokens=args.max_new_tokens, repeats=args.repeats)
+    print(report.table())
+    return 0
+
+
+def _prepare(args) -> int:
+    from .models import load_target
+
+    load_target("cpu")
+    print("Nimbus-large is ready.")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m specdec_core", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare", help="convert the bundled target model once")
+    for name in ("generate", "bench"):
+        p = sub.add_parser(name)
+        p.add_argument("--drafter", default=DEFAULT_DRAFTER)
+        p.add_argument("--device", default="auto")
+        p.add_argument("--gamma", type=int, default=4)
+        p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0)
+        p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96)
+    gen = sub.choices["generate"]
+    gen.add_argument("--prompt", required=True)
+    gen.add_argument("--method", default="speculative", choices=["speculative", "target"])
+    gen.add_argument("--top-k", type=int, default=0)
+    gen.add_argument("--top-p", type=float, default=1.0)
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--json", action="store_true", help="print text, ids, origins and stats")
+    sub.choices["bench"].add_argument("--repeats", type=int, default=3)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    run = {"prepare": _prepare, "generate": _generate, "bench": _bench}[args.command]
+    try:
+        return run(args)
+    except (ValueError, ModelFileError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

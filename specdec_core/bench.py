@@ -1,0 +1,97 @@
+"""Speed measured side by side in one run: target-only, ours, and transformers' assisted
+generation with the same pair. Runs are interleaved prompt by prompt, so a noisy neighbour
+slows all three alike, and only ratios are reported as the result."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from .engine import generate
+
+BENCH_PROMPTS = (
+    "Your export failed because your",
+    "Thanks for writing in. The invoice shows a second charge because",
+    "To reset your password, open the app and",
+    "The quarterly report could not be generated since",
+)
+
+
+@dataclass
+class MethodTotals:
+    tokens: int = 0
+    seconds: float = 0.0
+    target_passes: int = 0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class BenchReport:
+    settings: dict
+    totals: dict[str, MethodTotals] = field(default_factory=dict)
+
+    def ratio(self, a: str, b: str) -> float:
+        return self.totals[a].tokens_per_second / self.totals[b].tokens_per_second
+
+    def table(self) -> str:
+        lines = [f"settings: {self.settings}", f"{'method':<22}{'tokens/s':>10}{'tokens/pass':>13}"]
+        for name, t in self.totals.items():
+            per_pass = f"{t.tokens / t.target_passes:.2f}" if t.target_passes else "-"
+            lines.append(f"{name:<22}{t.tokens_per_second:>10.1f}{per_pass:>13}")
+        lines.append(f"speed-up, ours vs target-only:         {self.ratio('speculative', 'target'):.2f}x")
+        if "hf-assisted" in self.totals:
+            lines.append(f"ours vs transformers assisted (same pair): "
+                         f"{self.ratio('speculative', 'hf-assisted'):.2f}x")
+        return "\n".join(lines)
+
+
+@torch.inference_mode()
+def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature: float, seed: int):
+    """transformers' own speculative decoding with the same pair; (new tokens, seconds)."""
+    ids = pair.tokenizer(prompt, add_special_tokens=False, return_tensors="pt").input_ids
+    config = pair.drafter.generation_config
+    saved = (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
+             config.assistant_confidence_threshold)
+    config.num_assistant_tokens, config.num_assistant_tokens_schedule = gamma, "constant"
+    config.assistant_confidence_threshold = 0.0  # draft exactly gamma tokens, as ours does
+    sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} \
+        if temperature > 0 else {"do_sample": False}
+    try:
+        torch.manual_seed(seed)
+        begin = time.perf_counter()
+        out = pair.target.generate(ids.to(pair.device), assistant_model=pair.drafter,
+                                   max_new_tokens=max_new_tokens, **sampling)
+        seconds = time.perf_counter() - begin
+    finally:
+        (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
+         config.assistant_confidence_threshold) = saved
+    return out.shape[1] - ids.shape[1], seconds
+
+
+def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3,
+                    prompts=BENCH_PROMPTS, reference=True) -> BenchReport:
+    report = BenchReport({"drafter": pair.drafter_name, "gamma": gamma, "temperature": temperature,
+                          "max_new_tokens": max_new_tokens, "repeats": repeats,
+                          "prompts": len(prompts), "device": pair.device,
+                          "threads": torch.get_num_threads()})
+    names = ["target", "speculative"] + (["hf-assisted"] if reference else [])
+    report.totals = {n: MethodTotals() for n in names}
+    generate(pair, prompts[0], 4, "speculative", gamma, temperature)  # warm-up
+    for r in range(repeats):
+        for i, prompt in enumerate(prompts):
+            seed = 1000 * r + i
+            for method in ("target", "speculative"):
+                res = generate(pair, prompt, max_new_tokens, method, gamma, temperature, seed=seed)
+                t = report.totals[method]
+                t.tokens += res.stats.new_tokens
+                t.seconds += res.stats.wall_seconds
+                t.target_passes += res.stats.target_passes
+            if reference:
+                n, s = hf_assisted(pair, prompt, max_new_tokens, gamma, temperature, seed)
+                report.totals["hf-assisted"].tokens += n
+                report.totals["hf-assisted"].seconds += s
+    return report

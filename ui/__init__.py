@@ -1,0 +1,1 @@
+"""Streamlit glue shared by the pages: cached models, URL state, rendering helpers."""

@@ -1,0 +1,40 @@
+"""Small rendering helpers: a chart with its table and text alternative, coloured tokens."""
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from lessons.figures import Chart
+from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, token_label
+
+
+def show_chart(chart: Chart, key: str) -> None:
+    st.plotly_chart(chart.figure, key=key, config={"displaylogo": False})
+    st.caption(chart.alt)
+    with st.expander("Table view of this chart"):
+        st.dataframe(chart.rows, hide_index=True)
+
+
+def chip(text: str, color: str | None = None, style: str = "", title: str = "",
+         visible_space: bool = True) -> str:
+    """One token as an HTML span; `text` is escaped here."""
+    shown = token_label(text) if visible_space else html.escape(text)
+    bg = f"background:{color}33;border-bottom:3px solid {color};" if color else ""
+    return (f'<span class="tok" title="{title}" style="{bg}{style}padding:1px 3px;margin:0 1px;'
+            f'border-radius:4px;font-family:monospace;white-space:pre-wrap">{shown}</span>')
+
+
+def origin_legend() -> str:
+    return " ".join(chip(label, ORIGIN_COLORS[o]) for o, label in ORIGIN_LABELS.items()
+                    if o != "target")
+
+
+def colored_text(pieces: list[tuple[str, str]]) -> str:
+    """(text, origin) pairs as coloured spans; the colour is the distribution a token came from."""
+    return "".join(chip(text, ORIGIN_COLORS.get(origin), title=ORIGIN_LABELS.get(origin, ""),
+                        visible_space=False) for text, origin in pieces)
+
+
+def html_block(body: str) -> None:
+    st.markdown(f'<div style="line-height:2.1">{body}</div>', unsafe_allow_html=True)

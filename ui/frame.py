@@ -1,0 +1,20 @@
+"""What every page draws first: page setup, the shared sidebar, instructor mode, and
+messages about link parameters that were ignored."""
+from __future__ import annotations
+
+import streamlit as st
+
+from . import settings
+from .style import apply_presentation
+
+
+def begin(title: str, caption: str = "") -> None:
+    problems = settings.load_shared()
+    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon="⚡",
+                       layout="wide" if st.session_state.present else "centered")
+    settings.sidebar()
+    apply_presentation(st.session_state.present)
+    settings.show_problems(problems)
+    st.title(title)
+    if caption:
+        st.caption(caption)

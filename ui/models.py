@@ -1,0 +1,35 @@
+"""Models and scenarios loaded once per server and shared read-only by every session."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons.scenario import Scenario, build_scenario
+from specdec_core.models import ModelFileError, load_target, pair_with, resolve_device
+from specdec_core.warping import Sampling
+
+
+@st.cache_resource(show_spinner="Loading Nimbus-large (first start converts the bundled model)…")
+def _target():
+    return load_target(resolve_device("auto"))
+
+
+@st.cache_resource(show_spinner="Loading the drafter…", max_entries=8)
+def _pair(drafter: str):
+    target, tokenizer = _target()
+    return pair_with(target, tokenizer, drafter)
+
+
+def get_pair(drafter: str):
+    """The shared pair, or a clear error on the page (with the fixing command) and a stop."""
+    try:
+        return _pair(drafter)
+    except ModelFileError as err:
+        st.error(str(err), icon="🛑")
+        st.stop()
+
+
+@st.cache_resource(show_spinner="Drafting and verifying…", max_entries=256)
+def get_scenario(drafter: str, prompt: str, gamma: int, seed: int, temperature: float = 1.0,
+                 top_k: int = 0, top_p: float = 1.0) -> Scenario:
+    """One frozen round; identical for everyone asking with the same arguments."""
+    return build_scenario(_pair(drafter), prompt, gamma, seed, Sampling(temperature, top_k, top_p))

@@ -1,0 +1,69 @@
+"""The app's controls: which live in the URL, their ranges, and the shared sidebar."""
+from __future__ import annotations
+
+import streamlit as st
+
+from specdec_core.models import default_drafter, drafter_names
+
+from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, load, save,
+                        show_problems, text_param)
+
+MAX_PROMPT_CHARS = 400
+DEFAULT_PROMPT = "Your export failed because your"
+
+SHARED = [
+    choice_param("drafter", default_drafter(), drafter_names),
+    int_param("seed", 0, 0, MAX_SEED),
+    bool_param("present"),
+    bool_param("predict"),
+]
+WALKTHROUGH = [int_param("step", 1, 1, 5)]
+PLAYGROUND = [
+    int_param("gamma", 4, 1, 8),
+    float_param("noise", 0.0, 0.0, 1.0),
+    float_param("temperature", 1.0, 0.0, 2.0),
+    float_param("top_p", 1.0, 0.0, 1.0, open_low=True),
+    text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
+]
+RACE = [int_param("tokens", 48, 8, 160)]
+
+__all__ = ["MAX_SEED", "show_problems"]
+
+
+def load_walkthrough() -> list[str]:
+    return load(WALKTHROUGH)
+
+
+def save_walkthrough() -> None:
+    save(SHARED + WALKTHROUGH)
+
+
+def load_playground() -> list[str]:
+    return load(PLAYGROUND)
+
+
+def save_playground() -> None:
+    save(SHARED + PLAYGROUND)
+
+
+def load_race() -> list[str]:
+    return load(PLAYGROUND + RACE)
+
+
+def save_race() -> None:
+    save(SHARED + PLAYGROUND + RACE)
+
+
+def load_shared() -> list[str]:
+    return load(SHARED)
+
+
+def sidebar() -> None:
+    """Controls every page shares (values already loaded from the URL)."""
+    with st.sidebar:
+        st.selectbox("Draft model", drafter_names(), key="drafter",
+                     help="From the poor early exit of Nimbus-large to the trained Nimbus-mini")
+        st.number_input("Seed", 0, MAX_SEED, key="seed", step=1,
+                        help="Same seed, same draws: share the link to show the same round")
+        st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
+        st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")

@@ -1,0 +1,23 @@
+"""Instructor mode: large type and a wide page, with the sidebar tucked away."""
+import streamlit as st
+
+_PRESENT_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
+h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
+[data-testid="stSidebar"] { display: none; }
+[data-testid="stMetricValue"] { font-size: 2.4rem; }
+</style>
+"""
+
+
+def _leave() -> None:
+    st.session_state.present = False
+
+
+def apply_presentation(on: bool) -> None:
+    if not on:
+        return
+    st.html(_PRESENT_CSS)
+    st.button("Leave instructor mode", on_click=_leave, icon="✖️", type="tertiary", shortcut="Esc")

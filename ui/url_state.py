@@ -1,0 +1,110 @@
+"""Every control lives in the URL, so a link reproduces the screen.
+
+Values from a link are validated once per session; anything out of range is replaced by its
+default with a message that says what was ignored and why. After that, session state is the
+truth and the URL follows it (parameters at their default are left out to keep links short).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+MAX_SEED = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    parse: Callable[[str], Any]  # raises ValueError for a bad value
+    rule: str  # what a good value looks like, for the message
+
+
+def int_param(name: str, default: int, lo: int, hi: int) -> Param:
+    def parse(raw: str) -> int:
+        value = int(raw.strip())
+        if not lo <= value <= hi:
+            raise ValueError
+        return value
+    return Param(name, default, parse, f"a whole number from {lo} to {hi}")
+
+
+def float_param(name: str, default: float, lo: float, hi: float, open_low: bool = False) -> Param:
+    def parse(raw: str) -> float:
+        value = float(raw.strip())
+        if math.isnan(value) or value > hi or value < lo or (open_low and value == lo):
+            raise ValueError
+        return value
+    low = "above" if open_low else "from"
+    return Param(name, default, parse, f"a number {low} {lo} to {hi}")
+
+
+def choice_param(name: str, default: str, options: Callable[[], list[str]]) -> Param:
+    def parse(raw: str) -> str:
+        if raw not in options():
+            raise ValueError
+        return raw
+    return Param(name, default, parse, "one of " + ", ".join(options()))
+
+
+def bool_param(name: str, default: bool = False) -> Param:
+    def parse(raw: str) -> bool:
+        if raw.lower() in ("1", "true", "on", "yes"):
+            return True
+        if raw.lower() in ("0", "false", "off", "no"):
+            return False
+        raise ValueError
+    return Param(name, default, parse, "on or off (1 or 0)")
+
+
+def text_param(name: str, default: str, max_chars: int) -> Param:
+    def parse(raw: str) -> str:
+        if not raw.strip() or len(raw) > max_chars:
+            raise ValueError
+        return raw
+    return Param(name, default, parse, f"non-empty text of at most {max_chars} characters")
+
+
+def _shown(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def load(params: list[Param]) -> list[str]:
+    """Fill session state from the URL for parameters this session has not seen yet; return
+    messages about the values that were ignored."""
+    problems = []
+    for p in params:
+        if p.name in st.session_state:
+            continue
+        raw = st.query_params.get(p.name)
+        value = p.default
+        if raw is not None:
+            try:
+                value = p.parse(raw)
+            except (ValueError, TypeError, OverflowError):
+                problems.append(f"Ignored `{p.name}={_shown(raw)}` from the link: it must be "
+                                f"{p.rule}. Using {_shown(p.default)} instead.")
+        st.session_state[p.name] = value
+    return problems
+
+
+def save(params: list[Param]) -> None:
+    """Write the current values into the URL."""
+    for p in params:
+        value = st.session_state.get(p.name, p.default)
+        if value == p.default:
+            if p.name in st.query_params:
+                del st.query_params[p.name]
+        else:
+            text = str(int(value)) if isinstance(value, bool) else str(value)
+            if st.query_params.get(p.name) != text:
+                st.query_params[p.name] = text
+
+
+def show_problems(problems: list[str]) -> None:
+    for message in problems:
+        st.warning(message, icon="🔗")

@@ -1,0 +1,132 @@
+"""The five-step walkthrough: one round of Nimbus-mini drafting and Nimbus-large checking."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from lessons import figures
+from lessons.montecarlo import simulate_all, total_variation
+from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
+from lessons.steps import STEPS, step
+from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR
+
+from . import settings
+from .display import chip, html_block, show_chart
+from .models import get_pair, get_scenario
+
+LAST = len(STEPS)
+
+
+def _go(delta: int) -> None:
+    st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
+
+
+def _roll_again() -> None:
+    st.session_state.seed = int(np.random.default_rng().integers(0, settings.MAX_SEED))
+    st.session_state.revealed = 0
+
+
+def sentence(sc: Scenario, at_step: int) -> str:
+    """The prompt and the round's tokens, coloured by what is known at this step."""
+    pieces = [chip(sc.prompt, visible_space=False)]
+    checks = sc.record.checks
+    for i, t in enumerate(sc.draft_tokens):
+        if at_step < 3:
+            pieces.append(chip(sc.label(t), Q_COLOR, title="drafted"))
+        elif i < len(checks) and checks[i].accepted:
+            pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept"))
+        else:
+            strike = "text-decoration:line-through;opacity:.6;"
+            pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike,
+                               title="rejected" if i < len(checks) else "never checked"))
+    if at_step >= 4:
+        color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
+        pieces.append(chip(sc.label(sc.record.last_token), color, title=how) + f" <small>← {how}</small>")
+    return " ".join(pieces)
+
+
+def _header(sc: Scenario, number: int) -> None:
+    st.markdown(f"**Step {number} of {LAST}** · {step(number).title}")
+    st.progress(number / LAST)
+    html_block("<b>Continuing:</b> " + sentence(sc, number))
+
+
+def _nav() -> None:
+    back, nxt, roll, _ = st.columns([1, 1, 1.3, 3])
+    back.button("Back", on_click=_go, args=(-1,), shortcut="Left", disabled=st.session_state.step <= 1,
+                help="Previous step (← key)", width="stretch")
+    nxt.button("Next", on_click=_go, args=(1,), shortcut="Right", type="primary",
+               disabled=st.session_state.step >= LAST, help="Next step (→ key)", width="stretch")
+    roll.button("Roll again", on_click=_roll_again, icon="🎲", width="stretch",
+                help="New coin flips and a new draft: a new seed in the link")
+
+
+def _predict_first(sc: Scenario) -> int:
+    """Students guess keep or reject before each coin flip is shown; returns flips revealed."""
+    shown = st.session_state.setdefault("revealed", 0)
+    checks = sc.record.checks
+    if shown < len(checks):
+        c = checks[shown]
+        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it p = {c.p:.2f}, "
+                f"the draft gave it q = {c.q:.2f}, so it is kept with probability {c.accept_prob:.2f}.")
+        guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
+        if st.button("Flip the coin", disabled=guess is None, icon="🪙"):
+            st.session_state.revealed = shown + 1
+            verdict = "keep" if c.accepted else "reject"
+            st.session_state.last_guess = (guess == verdict, verdict, c.u)
+            st.rerun()
+    if "last_guess" in st.session_state and shown:
+        right, verdict, u = st.session_state.last_guess
+        (st.success if right else st.warning)(
+            f"{'Right' if right else 'Not this time'}: u = {u:.2f}, so the guess was a {verdict}.")
+    return st.session_state.revealed
+
+
+def _step_body(sc: Scenario, number: int) -> None:
+    if number == 1:
+        show_chart(figures.draft_chart(sc), "draft")
+    elif number == 2:
+        show_chart(figures.verify_chart(sc), "verify")
+    elif number == 3:
+        reveal = _predict_first(sc) if st.session_state.get("predict") else None
+        show_chart(figures.coin_chart(sc, reveal), "coins")
+    elif number == 4:
+        show_chart(figures.correction_chart(sc), "correct")
+    else:
+        _exactness(sc)
+
+
+def _exactness(sc: Scenario) -> None:
+    row = sc.decided_row if not sc.record.bonus else 0
+    p, q = sc.p_dists[row], sc.q_dists[row]
+    tokens = sc.top_tokens(row, 6)
+    labels = sc.labels
+    show_chart(figures.decomposition_chart(p, q, tokens, labels), "decomposition")
+    rounds = st.select_slider("Simulated rounds", [100, 1_000, 10_000, 100_000], value=10_000,
+                              key="mc_rounds", help="Each round drafts x ~ q at this position and "
+                              "applies a rule; the bars are how often each token came out.")
+    freqs = simulate_all(p, q, rounds, sc.seed)
+    show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
+    cols = st.columns(len(freqs))
+    for col, (rule, f) in zip(cols, freqs.items()):
+        col.metric(f"TV distance to p: {rule}", f"{total_variation(f, p):.3f}")
+    n = len(sc.record.tokens)
+    st.metric("This round's outcome", f"{n} token{'s' if n > 1 else ''} per target pass",
+              help="Target-only decoding always gets exactly 1.")
+
+
+def render() -> None:
+    problems = settings.load_walkthrough()
+    settings.show_problems(problems)
+    get_pair(st.session_state.drafter)  # loads once, or shows the fixing command and stops
+    sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA,
+                      int(st.session_state.seed))
+    number = int(st.session_state.step)
+    current = step(number)
+    _header(sc, number)
+    st.subheader(current.question)
+    st.markdown(current.body)
+    _step_body(sc, number)
+    st.success(current.takeaway(sc), icon="💡")
+    _nav()
+    settings.save_walkthrough()
