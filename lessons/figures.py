@@ -24,7 +24,7 @@ class Chart:
     alt: str  # text alternative
 
 
-def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
                       margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
                       legend={"orientation": "h", "y": -0.18}, plot_bgcolor="white")
@@ -59,7 +59,7 @@ def draft_chart(sc) -> Chart:
     picks = ", ".join(f"“{sc.label(t)}” (q = {sc.q_dists[i][t]:.2f})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = f"Nimbus-mini drafted {sc.gamma} tokens one after another: {picks}."
-    return Chart(_layout(fig, "Nimbus-mini's guesses: q(x) at each drafted position"), rows, alt)
+    return Chart(base_layout(fig, "Nimbus-mini's guesses: q(x) at each drafted position"), rows, alt)
 
 
 def verify_chart(sc) -> Chart:
@@ -89,7 +89,7 @@ def verify_chart(sc) -> Chart:
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
     fig.update_xaxes(tickangle=-40)
-    return Chart(_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 400), rows, alt)
+    return Chart(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 400), rows, alt)
 
 
 def coin_chart(sc, reveal: int | None = None) -> Chart:
@@ -123,7 +123,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.update_layout(barmode="stack")
     fig.update_xaxes(range=[0, 1.001], title="0 … 1")
     fig.update_yaxes(autorange="reversed")
-    fig = _layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
+    fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
     verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {c.accept_prob:.2f}, u = {c.u:.2f}, "
                          f"{'kept' if c.accepted else 'rejected'}" for c in flips)
@@ -147,7 +147,7 @@ def correction_chart(sc) -> Chart:
         rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it (p = {p[drawn]:.2f}).")
-        return Chart(_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
+        return Chart(base_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
     residual, z = residual_distribution(p, q)
@@ -168,7 +168,7 @@ def correction_chart(sc) -> Chart:
            f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
            f"(residual probability {residual[drawn]:.2f}).")
     fig.update_xaxes(tickangle=-40)
-    return Chart(_layout(fig, "Correct: draw the replacement from what the draft under-sold", 380), rows, alt)
+    return Chart(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 380), rows, alt)
 
 
 def decomposition_chart(p, q, tokens, labels) -> Chart:
@@ -185,7 +185,7 @@ def decomposition_chart(p, q, tokens, labels) -> Chart:
                 name="rejected, then corrected: (1 − β)·r(x)")
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 34, "line": {"width": 4, "color": P_COLOR}})
-    fig = _layout(fig, "Why it is exact: the two routes to x add up to p(x)")
+    fig = base_layout(fig, "Why it is exact: the two routes to x add up to p(x)")
     fig.update_layout(barmode="stack")
     rows = [{"token": labels.get(int(t), f"#{t}"), "kept": round(float(kept[t]), 4),
              "corrected": round(float(corrected[t]), 4), "sum": round(float(kept[t] + corrected[t]), 4),
@@ -206,7 +206,7 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: i
         fig.add_bar(x=names, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR))
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 30, "line": {"width": 4, "color": P_COLOR}})
-    fig = _layout(fig, f"{rounds:,} simulated rounds at this position: which rule reproduces p?", 380)
+    fig = base_layout(fig, f"{rounds:,} simulated rounds at this position: which rule reproduces p?", 380)
     rows = [{"token": labels.get(int(t), f"#{t}"), "p": round(float(p[t]), 4),
              **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]
     tv = {rule: 0.5 * float(np.abs(f - p).sum()) for rule, f in freqs.items()}
@@ -230,8 +230,24 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9))
         fig.add_scatter(x=[gamma_now], y=[speed[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig = _layout(fig, f"What α = {alpha:.2f} buys", 340)
+    fig = base_layout(fig, f"What α = {alpha:.2f} buys", 340)
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
     best = g[int(np.argmax(speed))]
     return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "
                             f"({max(speed):.2f}x).")
+
+
+def position_chart(by_position, checked) -> Chart:
+    """Acceptance by draft position: later positions are only checked when earlier ones held."""
+    names = [f"draft {i + 1}" for i in range(len(by_position))]
+    fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
+                           marker_color=OVERLAP_COLOR, text=[f"checked {n}×" for n in checked],
+                           textposition="outside", name="kept when checked"))
+    fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
+    fig = base_layout(fig, "Acceptance by draft position", 320)
+    rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
+            for i, (r, n) in enumerate(zip(by_position, checked))]
+    alt = "Acceptance by position: " + ", ".join(
+        f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} checks)" for i, (r, n) in
+        enumerate(zip(by_position, checked))) + "."
+    return Chart(fig, rows, alt)

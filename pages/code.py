@@ -1,2 +1,21 @@
+import inspect
+
 import streamlit as st
-st.title("Coming soon")
+
+from lessons import code_lesson
+from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
+from ui import frame
+from ui.models import get_pair, get_scenario
+
+frame.begin("The code", "The function below is read from the module that runs the walkthrough, "
+            "so the lesson and the code cannot drift apart.")
+get_pair(st.session_state.drafter)
+sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(st.session_state.seed))
+st.markdown(f"One round of speculative sampling, `specdec_core/sampling.py`. The comments marked ◀ "
+            f"are this round's values (drafter **{sc.drafter}**, seed **{sc.seed}**): change the seed "
+            "in the sidebar and they follow. Unlike many write-ups, the function keeps the **bonus "
+            "token**: when every draft survives, the target's extra distribution is used, not wasted.")
+st.code(code_lesson.annotated_source(sc), language="python", wrap_lines=True)
+with st.expander("The helpers it calls"):
+    for fn in code_lesson.SHOWN[1:]:
+        st.code(inspect.getsource(fn), language="python")

@@ -1,2 +1,6 @@
-import streamlit as st
-st.title("Coming soon")
+from ui import frame, playground
+
+frame.begin("Playground", "Make the draft better or worse and watch the acceptance rate, the "
+            "tokens each target pass buys, and the speed-up you can expect. The output stays "
+            "exactly Nimbus-large's in every setting.")
+playground.render()

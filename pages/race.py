@@ -1,2 +1,5 @@
-import streamlit as st
-st.title("Coming soon")
+from ui import frame, race
+
+frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the speculative pair. "
+            "Watch the right side arrive in bursts: every burst is one target pass.")
+race.render()

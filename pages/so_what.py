@@ -1,2 +1,38 @@
 import streamlit as st
-st.title("Coming soon")
+
+from lessons.speed_story import load, sweep_chart
+from specdec_core.quality import drafter_table
+from ui import frame
+from ui.display import show_chart
+
+frame.begin("So what", "Speculative decoding buys speed with cheap extra compute, never by "
+            "loosening what the big model may say. These numbers were measured on this machine.")
+speed = load("speed.json")
+if speed:
+    st.subheader("Speed, measured side by side in one run")
+    st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
+                   "Nimbus-large alone, tok/s": round(r["target_tokens_per_s"], 1),
+                   "speculative, tok/s": round(r["speculative_tokens_per_s"], 1),
+                   "speed-up": f"{r['speedup']:.2f}x",
+                   "tokens per target pass": round(r["tokens_per_target_pass"], 2),
+                   "ours vs transformers assisted": f"{r['ours_vs_hf']:.2f}x"} for r in speed],
+                 hide_index=True)
+    st.caption("From `make bench` (benchmarks/speed.py).")
+table = drafter_table()
+if table:
+    st.subheader("The drafter family")
+    st.dataframe([{"drafter": r.drafter, "α (temperature 1)": round(r.alpha, 3),
+                   "greedy agreement": round(r.greedy_agreement, 3),
+                   "draft step / target step": round(r.cost_ratio, 3), "best γ": r.best_gamma,
+                   "expected speed-up": f"{r.expected_speedup:.2f}x"} for r in table], hide_index=True)
+    st.caption("α is the chance a drafted token survives; a cheap drafter with a high α is the whole game. "
+               "From benchmarks/drafters.py.")
+sweep = load("gamma_sweep.json")
+if sweep:
+    show_chart(sweep_chart(sweep), "sweep")
+if not (speed or table or sweep):
+    st.info("No measurements yet: run `make bench` to fill this page.")
+st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
+            "them all. When the draft agrees with the target often, that one pass buys several tokens; "
+            "when it does not, the round still yields one correct token. The output never changes: "
+            "only how many expensive steps it took.")

@@ -1,2 +1,41 @@
 import streamlit as st
-st.title("Coming soon")
+
+from lessons.thread import QUESTIONS, REPLY_TEMPERATURE, write_reply
+from ui import frame
+from ui.display import colored_text, html_block, origin_legend
+from ui.models import get_pair
+
+MAX_QUESTION = 300
+
+
+@st.cache_resource(show_spinner="Nimbus-mini drafts, Nimbus-large verifies…", max_entries=64)
+def cached_reply(drafter: str, question: str, seed: int):
+    return write_reply(get_pair(drafter), question, seed)
+
+
+frame.begin("The Nimbus thread", "Nimbus, a support assistant, answers with Nimbus-mini drafting "
+            "and Nimbus-large verifying every token. The customer gets the same kind of reply as "
+            "if Nimbus-large had written it alone, after fewer expensive steps.")
+get_pair(st.session_state.drafter)
+question = st.selectbox("Customer message", QUESTIONS, accept_new_options=True,
+                        help=f"Pick one or type your own (up to {MAX_QUESTION} characters)")
+if not question or not question.strip():
+    st.info("Type a customer message to see the reply.")
+    st.stop()
+if len(question) > MAX_QUESTION:
+    st.warning(f"That message is {len(question)} characters long; using the first {MAX_QUESTION}.")
+    question = question[:MAX_QUESTION]
+reply = cached_reply(st.session_state.drafter, question, int(st.session_state.seed))
+with st.chat_message("user"):
+    st.text(reply.question)
+with st.chat_message("assistant"):
+    html_block(colored_text(list(reply.pieces)))
+html_block(origin_legend())
+passes, tokens = reply.target_passes, reply.new_tokens
+c1, c2, c3 = st.columns(3)
+c1.metric("Target passes, speculative", passes)
+c2.metric("Target passes, Nimbus-large alone", tokens, help="One pass per token")
+c3.metric("Tokens per target pass", f"{tokens / passes:.2f}" if passes else "–")
+st.caption(f"Temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
+           f"drafter {st.session_state.drafter}; acceptance rate {reply.acceptance_rate:.2f}. "
+           "Green tokens are drafts that were kept, purple ones corrections, blue ones bonus tokens.")

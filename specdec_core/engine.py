@@ -85,12 +85,19 @@ def feed(logits_fn, cache: DynamicCache, context: list[int], device) -> torch.Te
     return logits_fn(ids, cache)
 
 
-def propose(pair, context, gamma, sampling, rng, cache) -> tuple[list[int], np.ndarray]:
+def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
+    """Blend the draft's distribution with the uniform one: a knob that makes a draft worse.
+    The rule stays exact for any q, because q is what the draft really sampled from."""
+    return q if noise == 0 else (1.0 - noise) * q + noise / q.shape[-1]
+
+
+def propose(pair, context, gamma, sampling, rng, cache, noise=0.0) -> tuple[list[int], np.ndarray]:
     """The draft writes `gamma` tokens one after another: (tokens, q_dists (gamma, V))."""
     tokens, dists = [], []
     for _ in range(gamma):
         q = to_distributions(feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:],
                              sampling)[0]  # (V,)
+        q = add_noise(q, noise)
         tokens.append(sample(q, rng))
         dists.append(q)
     return tokens, np.stack(dists)
@@ -120,14 +127,15 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
 
 
 @torch.inference_mode()
-def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma) -> Iterator[Chunk]:
+def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
+                     noise=0.0) -> Iterator[Chunk]:
     """Speculative sampling: each round drafts `gamma` tokens and verifies them in one pass."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0
     while produced < max_new_tokens:
         # 1. draft gamma tokens with the small model
-        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache)
+        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise)
         # 2. score all of them (and one more position) in a single target pass
         p_dists = verify(pair, context, drafts, sampling, target_cache)
         # 3. accept or correct, in plain numpy
@@ -140,7 +148,7 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma) -> 
         yield Chunk(record.tokens, tuple(origins_of(record)), record)
 
 
-def check_request(pair, prompt_ids, max_new_tokens, method, gamma) -> None:
+def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
@@ -148,6 +156,8 @@ def check_request(pair, prompt_ids, max_new_tokens, method, gamma) -> None:
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) \
             or max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
+    if not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:  # NaN fails too
+        raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
     room = pair.context_length - MAX_GAMMA - 1
@@ -163,19 +173,20 @@ def encode(pair, prompt: str) -> list[int]:
 
 
 def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-           top_k=0, top_p=1.0, seed=0) -> Iterator[Chunk]:
+           top_k=0, top_p=1.0, seed=0, draft_noise=0.0) -> Iterator[Chunk]:
     """Chunks as they are produced, stopping at EOS or max_new_tokens (a round is cut there).
 
-    `prompt` is text, or a list of token ids (for chat-formatted prompts).
+    `prompt` is text, or a list of token ids (for chat-formatted prompts). `draft_noise`
+    blends the draft's q with the uniform distribution (0 = the drafter as it is).
     """
     sampling = Sampling(temperature, top_k, top_p)
     prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else [int(t) for t in prompt]
-    check_request(pair, prompt_ids, max_new_tokens, method, gamma)
+    check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise)
     rng = np.random.default_rng(seed)
     if method == "target":
         chunks = iter_target(pair, prompt_ids, max_new_tokens, sampling, rng)
     else:
-        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma)
+        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma, draft_noise)
     left, eos = max_new_tokens, pair.tokenizer.eos_token_id
     for chunk in chunks:
         ids = chunk.token_ids[:left]
@@ -188,11 +199,12 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
 
 
 def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-             top_k=0, top_p=1.0, seed=0) -> Result:
+             top_k=0, top_p=1.0, seed=0, draft_noise=0.0) -> Result:
     """Generate a continuation; see `stream` for the arguments."""
     begin = time.perf_counter()
     result = Result([], "", [])
-    for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed):
+    for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed,
+                        draft_noise):
         result.token_ids.extend(chunk.token_ids)
         result.origins.extend(chunk.origins)
         result.stats.target_passes += 1

@@ -10,8 +10,8 @@ from .style import apply_presentation
 
 def begin(title: str, caption: str = "") -> None:
     problems = settings.load_shared()
-    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon="⚡",
-                       layout="wide" if st.session_state.present else "centered")
+    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=":material/bolt:",
+                       layout="wide")
     settings.sidebar()
     apply_presentation(st.session_state.present)
     settings.show_problems(problems)

@@ -24,7 +24,7 @@ def get_pair(drafter: str):
     try:
         return _pair(drafter)
     except ModelFileError as err:
-        st.error(str(err), icon="🛑")
+        st.error(str(err), icon=":material/error:")
         st.stop()
 
 

@@ -22,7 +22,7 @@ PLAYGROUND = [
     int_param("gamma", 4, 1, 8),
     float_param("noise", 0.0, 0.0, 1.0),
     float_param("temperature", 1.0, 0.0, 2.0),
-    float_param("top_p", 1.0, 0.0, 1.0, open_low=True),
+    float_param("top_p", 1.0, 0.05, 1.0),
     text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
 ]
 RACE = [int_param("tokens", 48, 8, 160)]

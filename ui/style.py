@@ -20,4 +20,4 @@ def apply_presentation(on: bool) -> None:
     if not on:
         return
     st.html(_PRESENT_CSS)
-    st.button("Leave instructor mode", on_click=_leave, icon="✖️", type="tertiary", shortcut="Esc")
+    st.button("Leave instructor mode", on_click=_leave, icon=":material/close:", type="tertiary", shortcut="Esc")

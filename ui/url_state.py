@@ -107,4 +107,4 @@ def save(params: list[Param]) -> None:
 
 def show_problems(problems: list[str]) -> None:
     for message in problems:
-        st.warning(message, icon="🔗")
+        st.warning(message, icon=":material/link_off:")

@@ -57,7 +57,7 @@ def _nav() -> None:
                 help="Previous step (← key)", width="stretch")
     nxt.button("Next", on_click=_go, args=(1,), shortcut="Right", type="primary",
                disabled=st.session_state.step >= LAST, help="Next step (→ key)", width="stretch")
-    roll.button("Roll again", on_click=_roll_again, icon="🎲", width="stretch",
+    roll.button("Roll again", on_click=_roll_again, icon=":material/casino:", width="stretch",
                 help="New coin flips and a new draft: a new seed in the link")
 
 
@@ -70,7 +70,7 @@ def _predict_first(sc: Scenario) -> int:
         st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it p = {c.p:.2f}, "
                 f"the draft gave it q = {c.q:.2f}, so it is kept with probability {c.accept_prob:.2f}.")
         guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
-        if st.button("Flip the coin", disabled=guess is None, icon="🪙"):
+        if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
             st.session_state.revealed = shown + 1
             verdict = "keep" if c.accepted else "reject"
             st.session_state.last_guess = (guess == verdict, verdict, c.u)
@@ -127,6 +127,6 @@ def render() -> None:
     st.subheader(current.question)
     st.markdown(current.body)
     _step_body(sc, number)
-    st.success(current.takeaway(sc), icon="💡")
+    st.success(current.takeaway(sc), icon=":material/lightbulb:")
     _nav()
     settings.save_walkthrough()

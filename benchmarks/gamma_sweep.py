@@ -1,0 +1,57 @@
+"""Gamma 1..8: measured tokens per target pass and speed-up, next to the closed forms
+(1 - alpha^(gamma+1)) / (1 - alpha) and that divided by (gamma c + 1).
+
+    .venv/bin/python benchmarks/gamma_sweep.py [--drafter nimbus-mini] [--temperature 1.0]
+"""
+from __future__ import annotations
+
+import argparse
+
+import plotly.graph_objects as go
+from common import RESULTS, heldout_texts, write
+
+from specdec_core.bench import compare_methods
+from specdec_core.models import load_pair
+from specdec_core.quality import measure
+from specdec_core.sampling import expected_speedup, expected_tokens_per_round
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--drafter", default="nimbus-mini")
+    ap.add_argument("--temperature", type=float, default=1.0)
+    ap.add_argument("--tokens", type=int, default=96)
+    args = ap.parse_args()
+    pair = load_pair(args.drafter)
+    quality = measure(pair, heldout_texts(pair))
+    alpha, cost = quality.alpha, quality.cost_ratio
+    print(f"alpha {alpha:.3f}, cost ratio {cost:.3f}")
+    print(f"{'γ':>3}{'tok/pass':>10}{'closed':>8}{'speed-up':>10}{'closed':>8}")
+    rows = []
+    for gamma in range(1, 9):
+        report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1, reference=False)
+        spec = report.totals["speculative"]
+        row = {"gamma": gamma, "tokens_per_pass": spec.tokens / spec.target_passes,
+               "tokens_per_pass_closed_form": expected_tokens_per_round(alpha, gamma),
+               "speedup": report.ratio("speculative", "target"),
+               "speedup_closed_form": expected_speedup(alpha, gamma, cost)}
+        rows.append(row)
+        print(f"{gamma:>3}{row['tokens_per_pass']:>10.2f}{row['tokens_per_pass_closed_form']:>8.2f}"
+              f"{row['speedup']:>10.2f}{row['speedup_closed_form']:>8.2f}", flush=True)
+    write("gamma_sweep.json", {"drafter": args.drafter, "temperature": args.temperature,
+                               "alpha": alpha, "cost_ratio": cost, "rows": rows})
+    fig = go.Figure()
+    g = [r["gamma"] for r in rows]
+    for key, name, dash in [("tokens_per_pass", "tokens per pass, measured", None),
+                            ("tokens_per_pass_closed_form", "tokens per pass, closed form", "dot"),
+                            ("speedup", "speed-up, measured", None),
+                            ("speedup_closed_form", "speed-up, closed form", "dot")]:
+        fig.add_scatter(x=g, y=[r[key] for r in rows], name=name, line={"dash": dash})
+    fig.update_layout(title=f"γ sweep, {args.drafter}, T={args.temperature}, α={alpha:.2f}, c={cost:.2f}",
+                      xaxis_title="γ")
+    fig.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)
+    print("wrote", RESULTS / "gamma_sweep.json", RESULTS / "gamma_sweep.html")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""Target-only vs speculative vs transformers' assisted generation, side by side in one run.
+
+    .venv/bin/python benchmarks/speed.py [--drafters nimbus-mini early-exit-12] [--repeats 3]
+"""
+from __future__ import annotations
+
+import argparse
+
+from common import write
+
+from specdec_core.bench import compare_methods
+from specdec_core.models import load_pair
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--drafters", nargs="+", default=["nimbus-mini"])
+    ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
+    ap.add_argument("--gamma", type=int, default=4)
+    ap.add_argument("--tokens", type=int, default=96)
+    ap.add_argument("--repeats", type=int, default=2)
+    args = ap.parse_args()
+    rows = []
+    for drafter in args.drafters:
+        pair = load_pair(drafter)
+        for temperature in args.temperatures:
+            report = compare_methods(pair, args.gamma, temperature, args.tokens, args.repeats)
+            print(report.table(), "\n", flush=True)
+            t = report.totals
+            rows.append({"drafter": drafter, "temperature": temperature, "gamma": args.gamma,
+                         "tokens": args.tokens, "repeats": args.repeats,
+                         "target_tokens_per_s": t["target"].tokens_per_second,
+                         "speculative_tokens_per_s": t["speculative"].tokens_per_second,
+                         "hf_assisted_tokens_per_s": t["hf-assisted"].tokens_per_second,
+                         "speedup": report.ratio("speculative", "target"),
+                         "ours_vs_hf": report.ratio("speculative", "hf-assisted"),
+                         "tokens_per_target_pass": t["speculative"].tokens / t["speculative"].target_passes})
+    print("wrote", write("speed.json", rows))
+
+
+if __name__ == "__main__":
+    main()

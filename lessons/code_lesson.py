@@ -1,0 +1,74 @@
+"""The project's own round function, read from its running source, with the values of the
+round on screen written beside the lines that produced them."""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+from specdec_core import sampling
+
+from .scenario import Scenario
+
+SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_probability,
+         sampling.residual_distribution, sampling.sample)
+
+
+def _checks(sc: Scenario) -> str:
+    return "; ".join(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2f}/{c.q:.2f}) = "
+                     f"{c.accept_prob:.2f}, u = {c.u:.2f} → {'keep' if c.accepted else 'reject'}"
+                     for c in sc.record.checks)
+
+
+def _residual(sc: Scenario) -> str:
+    rec = sc.record
+    return "not reached: every draft was kept" if rec.bonus else f"Z = {rec.residual_mass:.3f}"
+
+
+def _correction(sc: Scenario) -> str:
+    rec = sc.record
+    return "not reached" if rec.bonus else f"→ “{sc.label(rec.last_token)}”, round ends"
+
+
+def _bonus(sc: Scenario) -> str:
+    rec = sc.record
+    return f"→ bonus “{sc.label(rec.last_token)}”" if rec.bonus else "not reached: a draft was rejected"
+
+
+# a line of the source (found by its text) -> what this round did there
+ANCHORS: dict[str, Callable[[Scenario], str]] = {
+    "for i, x in enumerate(tokens_in):": lambda sc: "drafts: " + " ".join(
+        f"“{sc.label(t)}”" for t in sc.draft_tokens),
+    "check = check_draft(i, x, p[i], q[i], rng.random())": _checks,
+    "emitted.append(x)": lambda sc: f"kept {sc.record.n_accepted} of {sc.gamma}",
+    "residual, z = residual_distribution(p[i], q[i])": _residual,
+    "emitted.append(sample(residual, rng))": _correction,
+    "emitted.append(sample(p[gamma], rng))": _bonus,
+}
+
+
+def round_source() -> str:
+    return inspect.getsource(sampling.speculative_round)
+
+
+def annotate(source: str, sc: Scenario) -> list[tuple[str, str]]:
+    """(line, note) for every line of `source`; note is "" where nothing happened."""
+    rows = []
+    for line in source.splitlines():
+        note = next((fn(sc) for anchor, fn in ANCHORS.items() if line.strip().startswith(anchor)), "")
+        rows.append((line, note))
+    return rows
+
+
+def annotated_source(sc: Scenario) -> str:
+    """The source with this round's values as trailing comments."""
+    out = []
+    for line, note in annotate(round_source(), sc):
+        out.append(f"{line}    # ◀ {note}" if note else line)
+    return "\n".join(out)
+
+
+def missing_anchors(source: str | None = None) -> list[str]:
+    """Anchors no longer found in the source: the lesson would silently lose a note."""
+    text = source if source is not None else round_source()
+    stripped = [line.strip() for line in text.splitlines()]
+    return [a for a in ANCHORS if not any(s.startswith(a) for s in stripped)]

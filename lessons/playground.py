@@ -1,0 +1,34 @@
+"""Numbers the self-study playground shows, computed from a generation's round records."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from specdec_core.sampling import RoundRecord, expected_tokens_per_round
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    alpha: float  # kept / checked drafts: each check is a coin with P(keep) = beta
+    by_position: tuple[float, ...]  # P(kept | checked) for draft positions 1..gamma
+    checked: tuple[int, ...]  # how many times each position was checked
+    tokens_per_round: float  # measured
+    expected_tokens_per_round: float  # closed form at the measured alpha
+    rounds: int
+
+
+def summarize(rounds: list[RoundRecord], gamma: int) -> RoundSummary:
+    if not rounds:
+        raise ValueError("no rounds to summarise")
+    kept = np.zeros(gamma)
+    checked = np.zeros(gamma, dtype=int)
+    for r in rounds:
+        for c in r.checks:
+            checked[c.position] += 1
+            kept[c.position] += c.accepted
+    alpha = float(kept.sum() / checked.sum())
+    rates = tuple(float(k / n) if n else float("nan") for k, n in zip(kept, checked))
+    lengths = [len(r.tokens) for r in rounds]
+    return RoundSummary(alpha, rates, tuple(int(n) for n in checked), float(np.mean(lengths)),
+                        expected_tokens_per_round(alpha, gamma), len(rounds))

@@ -1,0 +1,40 @@
+"""The measured speed story: benchmark results saved by the scripts in benchmarks/."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import plotly.graph_objects as go
+
+from specdec_core.models import ASSETS
+
+from .figures import Chart, base_layout
+from .style import OVERLAP_COLOR, P_COLOR
+
+RESULTS = ASSETS / "benchmarks"
+
+
+def load(name: str):
+    path = RESULTS / name
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def sweep_chart(sweep: dict) -> Chart:
+    rows = sweep["rows"]
+    g = [r["gamma"] for r in rows]
+    fig = go.Figure()
+    fig.add_scatter(x=g, y=[r["tokens_per_pass"] for r in rows], name="tokens per target pass, measured",
+                    line={"color": P_COLOR})
+    fig.add_scatter(x=g, y=[r["tokens_per_pass_closed_form"] for r in rows], name="closed form",
+                    line={"color": P_COLOR, "dash": "dot"})
+    fig.add_scatter(x=g, y=[r["speedup"] for r in rows], name="speed-up, measured",
+                    line={"color": OVERLAP_COLOR})
+    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows], name="closed form",
+                    line={"color": OVERLAP_COLOR, "dash": "dot"})
+    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
+    fig = base_layout(fig, f"γ sweep on this machine: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
+                       f"c = {sweep['cost_ratio']:.2f}", 380)
+    best = max(rows, key=lambda r: r["speedup"])
+    alt = (f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x); the closed "
+           "forms follow the measured curves.")
+    return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)

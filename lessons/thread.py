@@ -1,0 +1,51 @@
+"""A whole support reply written by the pair, kept with how each token came about."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from specdec_core.distill.prompts import SUPPORT_SYSTEM
+from specdec_core.engine import generate
+
+QUESTIONS = (
+    "Hi, my export failed. What should I do?",
+    "I was charged twice this month. Can you help?",
+    "Files stopped syncing to my laptop. Why does this happen?",
+    "The API returns error 429. How do I fix this?",
+)
+REPLY_TOKENS = 120
+REPLY_TEMPERATURE = 0.7
+
+
+@dataclass(frozen=True)
+class Reply:
+    question: str
+    pieces: tuple[tuple[str, str], ...]  # (text, origin) per generated token
+    target_passes: int
+    new_tokens: int
+    acceptance_rate: float
+
+
+def token_pieces(tokenizer, ids: list[int]) -> list[str]:
+    """Each token's share of the decoded text (multi-byte characters stay whole)."""
+    pieces, before = [], ""
+    for i in range(len(ids)):
+        text = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
+        pieces.append(text[len(before):] if text.startswith(before) else text)
+        before = text
+    return pieces
+
+
+def chat_ids(tokenizer, question: str) -> list[int]:
+    messages = [{"role": "system", "content": SUPPORT_SYSTEM}, {"role": "user", "content": question}]
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def write_reply(pair, question: str, seed: int, gamma: int = 4) -> Reply:
+    if not question.strip():
+        raise ValueError("the question is empty")
+    result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
+                      REPLY_TEMPERATURE, seed=seed)
+    pieces = token_pieces(pair.tokenizer, result.token_ids)
+    return Reply(question, tuple(zip(pieces, result.origins)), result.stats.target_passes,
+                 result.stats.new_tokens, result.stats.acceptance_rate)

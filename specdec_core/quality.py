@@ -1,0 +1,90 @@
+"""How good a drafter is: acceptance rate, greedy agreement and cost, measured on real text.
+
+alpha = mean over positions of sum_x min(p(x), q(x)) at temperature 1: the chance a draft
+token survives. Cost c = time of one draft step / time of one target step, timed side by
+side. With both, the closed forms give the expected tokens per target pass and speed-up.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+
+from .engine import crop
+from .models import ASSETS
+from .sampling import expected_speedup, overlap
+
+QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
+
+
+@dataclass(frozen=True)
+class DrafterQuality:
+    drafter: str
+    alpha: float  # mean sum_x min(p, q), temperature 1
+    greedy_agreement: float  # P(argmax q == argmax p)
+    cost_ratio: float  # one draft step / one target step
+    best_gamma: int
+    expected_speedup: float  # at best_gamma, from the closed form
+    positions: int  # positions the figures were measured on
+
+
+def text_overlap(pair, token_ids: list[int], start: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Per-position beta and greedy agreement for the positions predicting token_ids[start:]."""
+    p, q = pair.distributions(token_ids[:-1])  # row i predicts token i + 1
+    p, q = p[start - 1:], q[start - 1:]
+    return overlap(p, q), (p.argmax(-1) == q.argmax(-1))
+
+
+@torch.inference_mode()
+def step_cost(pair, context: list[int], repeats: int = 20) -> float:
+    """Time of one draft step over one target step, one new position after a cached context,
+    timed alternately so that machine noise hits both alike."""
+    caches = {"t": DynamicCache(), "d": DynamicCache()}
+    ids = torch.tensor([context[:-1]], device=pair.device)
+    pair.target_logits(ids, caches["t"])
+    pair.drafter_logits(ids, caches["d"])
+    last = torch.tensor([context[-1:]], device=pair.device)
+    keep = len(context) - 1
+    times = {"t": [], "d": []}
+    for _ in range(repeats):
+        for key, fn in (("t", pair.target_logits), ("d", pair.drafter_logits)):
+            begin = time.perf_counter()
+            fn(last, caches[key])
+            times[key].append(time.perf_counter() - begin)
+            crop(caches[key], keep)
+    return float(np.median(times["d"]) / np.median(times["t"]))
+
+
+def best_gamma(alpha: float, cost: float, gammas=range(1, 9)) -> tuple[int, float]:
+    speeds = {g: expected_speedup(alpha, g, cost) for g in gammas}
+    g = max(speeds, key=speeds.get)
+    return g, speeds[g]
+
+
+def measure(pair, texts: list[tuple[list[int], int]], greedy=None) -> DrafterQuality:
+    """texts: (token_ids, start) pairs; positions from `start` on are scored. Greedy agreement
+    is measured on `greedy` (the target's own greedy continuations) when given, else on texts."""
+    beta = np.concatenate([text_overlap(pair, ids, start)[0] for ids, start in texts])
+    agreement = np.concatenate([text_overlap(pair, ids, start)[1] for ids, start in greedy or texts])
+    cost = step_cost(pair, texts[0][0][:64])
+    g, speed = best_gamma(float(beta.mean()), cost)
+    return DrafterQuality(pair.drafter_name, float(beta.mean()), float(agreement.mean()), cost, g,
+                          speed, int(len(beta)))
+
+
+def save_table(rows: list[DrafterQuality], path: Path = QUALITY_FILE) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([asdict(r) for r in rows], indent=2))
+
+
+def drafter_table(path: Path = QUALITY_FILE) -> list[DrafterQuality]:
+    """The measured quality of each shipped drafter, poorest first ([] if not measured)."""
+    if not Path(path).is_file():
+        return []
+    rows = [DrafterQuality(**r) for r in json.loads(Path(path).read_text())]
+    return sorted(rows, key=lambda r: r.alpha)

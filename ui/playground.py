@@ -1,0 +1,70 @@
+"""Self-study: change the draft's quality and the decoding settings, see what it costs."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons import figures
+from lessons.playground import summarize
+from lessons.thread import token_pieces
+from specdec_core.engine import generate
+from specdec_core.quality import drafter_table
+
+from . import settings
+from .display import colored_text, html_block, origin_legend, show_chart
+from .models import get_pair
+
+PLAY_TOKENS = 48
+
+
+@st.cache_resource(show_spinner="Drafting and verifying…", max_entries=128)
+def run(drafter, prompt, gamma, temperature, top_p, noise, seed):
+    pair = get_pair(drafter)
+    result = generate(pair, prompt, PLAY_TOKENS, "speculative", gamma, temperature, 0, top_p, seed,
+                      draft_noise=noise)
+    return result, token_pieces(pair.tokenizer, result.token_ids)
+
+
+def controls() -> None:
+    c1, c2 = st.columns(2)
+    c1.slider("Draft noise: blend q with the uniform distribution", 0.0, 1.0, key="noise", step=0.05,
+              help="0 keeps the drafter as it is; 1 makes it guess uniformly at random")
+    c1.slider("γ, drafted tokens per round", 1, 8, key="gamma")
+    c2.slider("Temperature (0 = greedy)", 0.0, 2.0, key="temperature", step=0.1)
+    c2.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
+    st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
+
+
+def cost_of(drafter: str) -> float:
+    for row in drafter_table():
+        if row.drafter == drafter:
+            return row.cost_ratio
+    return 0.1
+
+
+def render() -> None:
+    settings.show_problems(settings.load_playground())
+    get_pair(st.session_state.drafter)
+    controls()
+    settings.save_playground()
+    prompt = st.session_state.prompt
+    if not prompt.strip():
+        st.info("Type a prompt to continue.")
+        return
+    s = st.session_state
+    result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
+    summary = summarize(result.rounds, s.gamma)
+    m = st.columns(4)
+    m[0].metric("α, measured", f"{summary.alpha:.2f}", help="Kept drafts / checked drafts")
+    m[1].metric("Tokens per round, measured", f"{summary.tokens_per_round:.2f}")
+    m[2].metric("Tokens per round, closed form", f"{summary.expected_tokens_per_round:.2f}",
+                help="(1 − α^(γ+1)) / (1 − α) at the measured α")
+    m[3].metric("Target passes", f"{result.stats.target_passes} for {result.stats.new_tokens} tokens")
+    html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
+    left, right = st.columns(2)
+    with left:
+        show_chart(figures.position_chart(summary.by_position, summary.checked), "positions")
+    with right:
+        show_chart(figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma), "speedup")
+    st.caption(f"{summary.rounds} rounds of {PLAY_TOKENS} tokens; the cost of a draft step relative "
+               f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "
+               "So what page.")

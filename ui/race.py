@@ -1,0 +1,82 @@
+"""Target-only against speculative on the same prompt, streamed side by side.
+
+Both run on this one machine, so they take turns: the side that has used less compute time
+so far goes next. Each side's tokens per second is measured on its own clock, as if each had
+the machine to itself.
+"""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from lessons.thread import token_pieces
+from specdec_core.engine import stream
+
+from . import settings
+from .display import colored_text, html_block, origin_legend
+from .models import get_pair
+
+SIDES = {"target": "Nimbus-large alone", "speculative": "Nimbus-mini drafts, Nimbus-large checks"}
+
+
+class Lane:
+    def __init__(self, pair, method, slot):
+        s = st.session_state
+        self.pair, self.method = pair, method
+        self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
+                             int(s.seed))
+        self.ids, self.origins, self.passes, self.clock, self.done = [], [], 0, 0.0, False
+        self.slot = slot
+
+    def step(self) -> None:
+        begin = time.perf_counter()
+        chunk = next(self.chunks, None)
+        self.clock += time.perf_counter() - begin
+        if chunk is None:
+            self.done = True
+            return
+        self.ids.extend(chunk.token_ids)
+        self.origins.extend(chunk.origins)
+        self.passes += 1
+        self.draw()
+
+    @property
+    def rate(self) -> float:
+        return len(self.ids) / self.clock if self.clock else 0.0
+
+    def draw(self) -> None:
+        pieces = token_pieces(self.pair.tokenizer, self.ids)
+        with self.slot.container():
+            st.markdown(f"**{SIDES[self.method]}**  \n{len(self.ids)} tokens · {self.passes} target "
+                        f"passes · {self.rate:.1f} tokens/s")
+            html_block(colored_text(list(zip(pieces, self.origins))))
+
+
+def render() -> None:
+    settings.show_problems(settings.load_race())
+    pair = get_pair(st.session_state.drafter)
+    st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.slider("γ", 1, 8, key="gamma")
+    c2.slider("Temperature", 0.0, 2.0, key="temperature", step=0.1)
+    c3.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
+    c4.slider("Tokens", 8, 160, key="tokens", step=8)
+    settings.save_race()
+    if not st.session_state.prompt.strip():
+        st.info("Type a prompt to race on.")
+        return
+    if not st.button("Start the race", type="primary", icon=":material/sports_score:"):
+        st.caption("At temperature 0 both sides write the same text token for token; above it they "
+                   "write different samples from the same distribution.")
+        return
+    left, right = st.columns(2)
+    lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
+    while not all(lane.done for lane in lanes):
+        min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
+    base, spec = lanes
+    html_block(origin_legend())
+    m = st.columns(3)
+    m[0].metric("Speed-up", f"{spec.rate / base.rate:.2f}x" if base.rate else "–")
+    m[1].metric("Target passes", f"{spec.passes} vs {base.passes}")
+    m[2].metric("Same text?", "yes" if spec.ids == base.ids else "no (different samples)")
