@@ -3,7 +3,13 @@
 Run with `make run`. This file only declares the pages; each page draws the shared frame
 (sidebar, instructor mode, link checks) through `ui.frame`.
 """
+import pandas  # noqa: F401  (see below)
 import streamlit as st
+
+# Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by looking
+# in sys.modules without importing it; when a class opens the app at once, one session can be
+# importing pandas (for a table) while another's chart finds it half-initialised and fails with
+# "partially initialized module 'pandas' has no attribute 'Series'".
 
 page = st.navigation({
     "Lesson": [

@@ -27,7 +27,10 @@ class Chart:
 def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
                       margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
-                      legend={"orientation": "h", "y": -0.18}, plot_bgcolor="white")
+                      legend={"orientation": "h", "y": -0.18}, plot_bgcolor="white",
+                      # token labels such as "1" or "2" must stay categories: left to guess, plotly
+                      # makes the axis numeric when most labels look like numbers and drops the rest
+                      autotypenumbers="strict")
     fig.update_yaxes(gridcolor="#e5e5e5")
     return fig
 
@@ -119,12 +122,13 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[f"u = {c.u:.2f}" for c in flips], textposition="top center")
+                    text=[f"u = {c.u:.2f}" for c in flips], textposition="top center",
+                    cliponaxis=False)  # the first row's label sits above the plot area
     fig.update_layout(barmode="stack")
     fig.update_xaxes(range=[0, 1.001], title="0 … 1")
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
-    fig.update_layout(barmode="stack")
+    fig.update_layout(barmode="stack", legend={"y": -0.3})  # below the axis title, not on it
     verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {c.accept_prob:.2f}, u = {c.u:.2f}, "
                          f"{'kept' if c.accepted else 'rejected'}" for c in flips)
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")

@@ -13,10 +13,30 @@ import sys
 from .models import DEFAULT_DRAFTER, ModelFileError
 
 
+def _check(args) -> None:
+    """Refuse bad settings before spending seconds on loading the models."""
+    from .engine import MAX_GAMMA, METHODS
+    from .models import resolve_device, validate_drafter_name
+    from .warping import Sampling
+
+    Sampling(args.temperature, getattr(args, "top_k", 0), getattr(args, "top_p", 1.0))
+    validate_drafter_name(args.drafter)
+    resolve_device(args.device)
+    if not 1 <= args.gamma <= MAX_GAMMA:
+        raise ValueError(f"gamma must be a whole number from 1 to {MAX_GAMMA}; got {args.gamma}")
+    if args.max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be >= 1; got {args.max_new_tokens}")
+    if getattr(args, "method", "speculative") not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}")
+    if hasattr(args, "prompt") and not args.prompt.strip():
+        raise ValueError("the prompt is empty: give the model some text to continue")
+
+
 def _generate(args) -> int:
     from .engine import generate
     from .models import load_pair
 
+    _check(args)
     pair = load_pair(args.drafter, args.device)
     result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
                       args.temperature, args.top_k, args.top_p, args.seed)
@@ -36,6 +56,7 @@ def _bench(args) -> int:
     from .bench import compare_methods
     from .models import load_pair
 
+    _check(args)
     pair = load_pair(args.drafter, args.device)
     report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
                              max_new_tokens=args.max_new_tokens, repeats=args.repeats)

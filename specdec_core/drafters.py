@@ -89,9 +89,13 @@ class NimbusMini(Drafter):
     def vocab_map(self) -> torch.Tensor:
         return self.lm_head.vocab_map
 
-    def reduced_logits(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """Scores over the reduced vocabulary, no cache: (B, T, K). Used in training."""
-        return self.lm_head.reduced(self.model(input_ids=input_ids, use_cache=False)[0])
+    def reduced_logits(self, input_ids: torch.Tensor, positions: torch.Tensor | None = None):
+        """Scores over the reduced vocabulary, no cache: (B, T, K), or (B, P, K) at the given
+        (B, P) positions only. Used in training."""
+        hidden = self.model(input_ids=input_ids, use_cache=False)[0]  # (B, T, H)
+        if positions is not None:
+            hidden = hidden.gather(1, positions[..., None].expand(-1, -1, hidden.shape[-1]))
+        return self.lm_head.reduced(hidden)
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
         """Everything but the shared input embeddings."""

@@ -160,10 +160,20 @@ def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0) ->
         raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
+    if any(not 0 <= t < pair.vocab_size for t in prompt_ids):
+        raise ValueError(f"prompt token ids must lie in [0, {pair.vocab_size})")
     room = pair.context_length - MAX_GAMMA - 1
     if len(prompt_ids) + max_new_tokens > room:
         raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus max_new_tokens "
-                         f"({max_new_tokens}) exceeds the model's context of {room} tokens")
+                         f"({max_new_tokens}) is more than the {room} tokens a generation may use "
+                         f"of the model's {pair.context_length}-token context")
+
+
+def as_token_ids(prompt) -> list[int]:
+    ids = np.asarray(prompt)
+    if ids.size and (ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer)):
+        raise ValueError("a prompt given as token ids must be a flat list of integers")
+    return [int(t) for t in ids]
 
 
 def encode(pair, prompt: str) -> list[int]:
@@ -180,7 +190,7 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
     blends the draft's q with the uniform distribution (0 = the drafter as it is).
     """
     sampling = Sampling(temperature, top_k, top_p)
-    prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else [int(t) for t in prompt]
+    prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
     check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise)
     rng = np.random.default_rng(seed)
     if method == "target":

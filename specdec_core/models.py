@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors import SafetensorError
 
 from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
 
@@ -93,6 +94,9 @@ def _convert_gguf(dest: Path) -> None:
 def load_target(device: str = "cpu"):
     """(model, tokenizer) for Nimbus-large, converting the GGUF on first use."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the library reports through return values, not bars
 
     dest = MODEL_CACHE / "nimbus-large"
     for attempt in range(2):
@@ -104,7 +108,7 @@ def load_target(device: str = "cpu"):
             model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                          use_safetensors=True)
             return model.to(device).eval(), tokenizer
-        except (OSError, ValueError, RuntimeError) as err:
+        except (OSError, ValueError, RuntimeError, SafetensorError) as err:
             if attempt:  # the copy is derived data: rebuild it once, then give up
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
                                      f"Remove it and rebuild: rm -rf {dest} && {SETUP_COMMAND}")

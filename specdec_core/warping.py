@@ -32,11 +32,12 @@ class Sampling:
 
     def __post_init__(self):
         t, k, p = self.temperature, self.top_k, self.top_p
-        if not isinstance(t, (int, float)) or math.isnan(t) or not 0 <= t <= MAX_TEMPERATURE:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or math.isnan(t) \
+                or not 0 <= t <= MAX_TEMPERATURE:
             raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE}]; got {t}")
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
-        if not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
             raise ValueError(f"top_p must lie in (0, 1]; got {p}")
 
     @property

@@ -79,6 +79,9 @@ def load(params: list[Param]) -> list[str]:
     problems = []
     for p in params:
         if p.name in st.session_state:
+            # the same widget on another page is another widget, and a widget's value is dropped
+            # on a page switch: claiming the value for session state keeps it across pages
+            st.session_state[p.name] = st.session_state[p.name]
             continue
         raw = st.query_params.get(p.name)
         value = p.default

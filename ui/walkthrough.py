@@ -26,12 +26,13 @@ def _roll_again() -> None:
     st.session_state.revealed = 0
 
 
-def sentence(sc: Scenario, at_step: int) -> str:
-    """The prompt and the round's tokens, coloured by what is known at this step."""
+def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
+    """The prompt and the round's tokens, coloured by what is known at this step
+    (`revealed` limits the verdicts shown at step 3, for predict-first mode)."""
     pieces = [chip(sc.prompt, visible_space=False)]
     checks = sc.record.checks
     for i, t in enumerate(sc.draft_tokens):
-        if at_step < 3:
+        if at_step < 3 or (at_step == 3 and revealed is not None and i >= revealed):
             pieces.append(chip(sc.label(t), Q_COLOR, title="drafted"))
         elif i < len(checks) and checks[i].accepted:
             pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept"))
@@ -45,10 +46,10 @@ def sentence(sc: Scenario, at_step: int) -> str:
     return " ".join(pieces)
 
 
-def _header(sc: Scenario, number: int) -> None:
+def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     st.markdown(f"**Step {number} of {LAST}** · {step(number).title}")
     st.progress(number / LAST)
-    html_block("<b>Continuing:</b> " + sentence(sc, number))
+    html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
 
 
 def _nav() -> None:
@@ -61,9 +62,19 @@ def _nav() -> None:
                 help="New coin flips and a new draft: a new seed in the link")
 
 
+def _revealed(sc: Scenario) -> int:
+    """Coin flips shown so far in predict-first mode, counted afresh for each round."""
+    s = st.session_state
+    if s.get("revealed_round") != (sc.drafter, sc.seed):
+        s.revealed_round = (sc.drafter, sc.seed)
+        s.revealed = 0
+        s.pop("last_guess", None)
+    return s.revealed
+
+
 def _predict_first(sc: Scenario) -> int:
     """Students guess keep or reject before each coin flip is shown; returns flips revealed."""
-    shown = st.session_state.setdefault("revealed", 0)
+    shown = _revealed(sc)
     checks = sc.record.checks
     if shown < len(checks):
         c = checks[shown]
@@ -123,10 +134,15 @@ def render() -> None:
                       int(st.session_state.seed))
     number = int(st.session_state.step)
     current = step(number)
-    _header(sc, number)
+    # in predict-first mode, nothing on step 3 may give away a coin flip before it is revealed
+    revealed = _revealed(sc) if number == 3 and st.session_state.get("predict") else None
+    _header(sc, number, revealed)
     st.subheader(current.question)
     st.markdown(current.body)
     _step_body(sc, number)
-    st.success(current.takeaway(sc), icon=":material/lightbulb:")
+    if revealed is not None and revealed < len(sc.record.checks):
+        st.info("Flip every coin to see what this round kept.", icon=":material/lightbulb:")
+    else:
+        st.success(current.takeaway(sc), icon=":material/lightbulb:")
     _nav()
     settings.save_walkthrough()

@@ -34,10 +34,13 @@ def batches(shards: list[dict], rows: int, rng: np.random.Generator):
     rng.shuffle(order)
     for b in range(0, len(order), rows):
         pick = order[b:b + rows]
-        tokens = np.stack([shards[s]["tokens"][i] for s, i in pick])
-        width = int((tokens >= 0).sum(1).max())
+        texts = [shards[s]["tokens"][i] for s, i in pick]  # shards differ in row width
+        width = max(int((t >= 0).sum()) for t in texts)
+        tokens = np.zeros((len(texts), width), np.int64)
+        for r, t in enumerate(texts):
+            tokens[r, : min(width, len(t))] = np.maximum(t[:width], 0)
         yield {
-            "tokens": torch.from_numpy(np.maximum(tokens[:, :width], 0)).long(),  # (B, L)
+            "tokens": torch.from_numpy(tokens),  # (B, L), padding after each text
             "start": torch.tensor([int(shards[s]["start"][i]) for s, i in pick]),  # (B,)
             "top_ids": torch.from_numpy(np.stack([shards[s]["top_ids"][i] for s, i in pick])).long(),
             "top_p": torch.from_numpy(np.stack([shards[s]["top_p"][i] for s, i in pick])).float(),
@@ -46,12 +49,10 @@ def batches(shards: list[dict], rows: int, rng: np.random.Generator):
 
 def distill_loss(mini, batch, to_small: torch.Tensor, tv_weight: float):
     """(loss, mean overlap over the top-K) for one batch."""
-    logits = mini.reduced_logits(batch["tokens"])  # (B, L, Ks)
     steps = batch["top_p"].shape[1]
     pos = batch["start"][:, None] + torch.arange(steps)[None] - 1  # (B, G) predicting position
-    pos = pos.clamp(max=logits.shape[1] - 1)
-    logq = torch.log_softmax(logits, -1)
-    logq = logq.gather(1, pos[..., None].expand(-1, -1, logq.shape[-1]))  # (B, G, Ks)
+    pos = pos.clamp(max=batch["tokens"].shape[1] - 1)
+    logq = torch.log_softmax(mini.reduced_logits(batch["tokens"], pos), -1)  # (B, G, Ks)
     small = to_small[batch["top_ids"]]  # (B, G, K), -1 where the head cannot write the token
     p = batch["top_p"] * (small >= 0)
     logq_at = logq.gather(-1, small.clamp(min=0))  # (B, G, K)

@@ -1,0 +1,93 @@
+"""A whole class in real browsers: N students open the walkthrough at once, each with their
+own seed, step 1 -> 5 and back to 1. Reports click-to-screen latency per step (p50/p95),
+errors, and the server's peak resident memory (its whole process tree, sampled every 0.5 s).
+
+    .venv/bin/python benchmarks/classroom.py [--students 30] [--timeout 600] [--url http://127.0.0.1:8501]
+
+Without --url it starts its own server on a free local port and stops it at the end. The
+students share one headless Chromium (Debian's /usr/bin/chromium), so on a small machine the
+browsers compete with the server for CPU: read the latencies as an upper bound. Results also
+go to artifacts/classroom.json.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
+
+from harness import (ARTIFACTS, AppServer, RssSampler, chromium_missing_message,  # noqa: E402
+                     latency_table, percentile, run_class)
+
+MAX_STUDENTS = 60
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--students", type=int, default=30, help=f"1 to {MAX_STUDENTS} (default 30)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds for the whole class (default 600)")
+    ap.add_argument("--url", help="a running app on this machine (127.0.0.1/localhost); default: start one")
+    ap.add_argument("--first-seed", type=int, default=1000, help="student i gets seed first_seed + i")
+    args = ap.parse_args()
+    if not 1 <= args.students <= MAX_STUDENTS:
+        ap.error(f"--students must be from 1 to {MAX_STUDENTS}")
+    if args.url and not args.url.startswith(("http://127.0.0.1", "http://localhost")):
+        ap.error("--url must point at this machine (http://127.0.0.1:PORT or http://localhost:PORT)")
+    problem = chromium_missing_message()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+
+    server = None if args.url else AppServer().start()
+    url = args.url.rstrip("/") if args.url else server.url
+    sampler = None
+    if server:
+        sampler = RssSampler(server.proc.pid)
+        sampler.start()
+    try:
+        print(f"{args.students} students against {url}, at most {args.timeout:.0f} s …", flush=True)
+        begin = time.perf_counter()
+        students = asyncio.run(run_class(url, args.students, back=True, first_seed=args.first_seed,
+                                         timeout_s=args.timeout))
+        wall = time.perf_counter() - begin
+    finally:
+        try:
+            peak_kib = sampler.stop() if sampler else None
+        finally:
+            if server:
+                server.stop()
+
+    latencies = [v for s in students for vs in s.latencies.values() for v in vs]
+    failed = [s for s in students if s.errors]
+    finished = sum(1 for s in students if not s.errors and s.reached == 5)
+    print()
+    print(latency_table(students))
+    print()
+    print(f"students finished      {finished} / {len(students)}")
+    print(f"step latency p50 / p95 {percentile(latencies, 50):.2f} s / {percentile(latencies, 95):.2f} s "
+          f"({len(latencies)} clicks)")
+    print(f"errors                 {sum(len(s.errors) for s in students)}")
+    for s in failed[:10]:
+        print(f"  {s.name} (seed {s.seed}, reached step {s.reached}): {'; '.join(s.errors)[:300]}")
+    if peak_kib is not None:
+        print(f"server peak RSS        {peak_kib / 1024:.0f} MiB (process tree, {sampler.samples} samples)")
+    else:
+        print("server peak RSS        not measured (--url: the server is not ours)")
+    print(f"wall time              {wall:.1f} s")
+    ARTIFACTS.mkdir(exist_ok=True)
+    out = ARTIFACTS / "classroom.json"
+    out.write_text(json.dumps({
+        "students": len(students), "finished": finished, "wall_s": wall,
+        "step_p50_s": percentile(latencies, 50), "step_p95_s": percentile(latencies, 95),
+        "clicks": len(latencies), "server_peak_rss_mib": peak_kib / 1024 if peak_kib else None,
+        "errors": {s.name: s.errors for s in failed}}, indent=2))
+    print("wrote", out.relative_to(ARTIFACTS.parent))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Cold start and memory: the first load (de-quantising the bundled GGUF) against later loads,
+and the resident memory of a loaded pair. Each load runs in a fresh process.
+
+    .venv/bin/python benchmarks/cold_start.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from common import ROOT, write
+
+PROBE = """
+import json, resource, time
+t = time.perf_counter()
+from specdec_core.models import load_pair
+pair = load_pair({drafter!r}, device="cpu")
+seconds = time.perf_counter() - t
+print(json.dumps({{"seconds": seconds, "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def probe(cache: str, drafter: str) -> dict:
+    env = {**os.environ, "NIMBUS_MODEL_CACHE": cache}
+    out = subprocess.run([sys.executable, "-c", PROBE.format(drafter=drafter)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    drafter = sys.argv[1] if len(sys.argv) > 1 else "nimbus-mini"
+    with tempfile.TemporaryDirectory() as cache:
+        first = probe(cache, drafter)
+        later = [probe(cache, drafter) for _ in range(2)]
+    result = {"drafter": drafter, "first_load_s": first["seconds"],
+              "later_load_s": min(r["seconds"] for r in later),
+              "first_load_rss_mb": first["max_rss_mb"],
+              "loaded_rss_mb": max(r["max_rss_mb"] for r in later)}
+    print(f"first load (converts the GGUF): {result['first_load_s']:.1f} s")
+    print(f"later loads (safetensors copy): {result['later_load_s']:.1f} s")
+    print(f"peak memory, first load:        {result['first_load_rss_mb']:.0f} MB")
+    print(f"peak memory, later loads:       {result['loaded_rss_mb']:.0f} MB")
+    print("wrote", write("cold_start.json", result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""The app in a real browser: the walkthrough by mouse and keyboard, links that reproduce a
+screen, the playground and the race, instructor mode, and links that try to break things."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from harness import LAST_STEP, SCREENSHOTS, button, full_screenshot, running, step_pattern
+
+FIRST_LOAD_MS = 180_000  # the first page of the session loads the models
+RUN_MS = 90_000  # one rerun of a page on a busy two-core machine
+
+
+def step_label(page: Page, k: int):
+    return page.get_by_text(step_pattern(k)).first
+
+
+def settled(page: Page, timeout: float = RUN_MS) -> None:
+    """Wait until the script run has finished: the 'running' status widget is gone."""
+    expect(running(page)).to_have_count(0, timeout=timeout)
+
+
+def no_exception(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def at_step(page: Page, k: int, timeout: float = RUN_MS) -> None:
+    expect(step_label(page, k)).to_be_visible(timeout=timeout)
+    settled(page, timeout)
+    expect(button(page, "Next")).to_be_visible(timeout=timeout)
+    if k > 1:
+        expect(page).to_have_url(re.compile(rf"[?&]step={k}(&|$)"), timeout=timeout)
+    else:
+        expect(page).not_to_have_url(re.compile(r"[?&]step="), timeout=timeout)
+    no_exception(page)
+
+
+def open_walkthrough(page: Page, query: str = "") -> None:
+    page.goto(f"/{query}")
+    expect(step_label(page, 1)).to_be_visible(timeout=FIRST_LOAD_MS)
+
+
+def test_five_steps_with_clicks(page: Page):
+    open_walkthrough(page)
+    at_step(page, 1)
+    full_screenshot(page, SCREENSHOTS / "step1.png")
+    for k in range(2, LAST_STEP + 1):
+        button(page, "Next").click()
+        at_step(page, k)
+        full_screenshot(page, SCREENSHOTS / f"step{k}.png")
+    expect(button(page, "Next")).to_be_disabled()
+    for k in range(LAST_STEP - 1, 0, -1):
+        button(page, "Back").click()
+        at_step(page, k)
+    expect(button(page, "Back")).to_be_disabled()
+
+
+def test_five_steps_with_keyboard(page: Page):
+    open_walkthrough(page)
+    at_step(page, 1)
+    title = page.get_by_role("heading", name="Faster, not different")
+    for k in range(2, LAST_STEP + 1):
+        title.click()  # a neutral spot: the key goes to the page, not to a widget
+        page.keyboard.press("ArrowRight")
+        at_step(page, k)
+    for k in range(LAST_STEP - 1, 0, -1):
+        title.click()
+        page.keyboard.press("ArrowLeft")
+        at_step(page, k)
+
+
+def test_scenario_link_reproduces_the_screen(new_context):
+    seen = []
+    for _ in range(2):
+        page = new_context().new_page()  # a fresh context: no shared session, cookies or storage
+        page.goto("/?step=3&seed=123")
+        expect(step_label(page, 3)).to_be_visible(timeout=FIRST_LOAD_MS)
+        at_step(page, 3)
+        takeaway = page.get_by_test_id("stAlertContentSuccess")
+        expect(takeaway).to_have_count(1)
+        captions = page.get_by_test_id("stMain").get_by_test_id("stCaptionContainer").all_inner_texts()
+        seen.append((takeaway.inner_text(), captions))
+        page.context.close()
+    (takeaway1, captions1), (takeaway2, captions2) = seen
+    assert takeaway1.strip() and takeaway1 == takeaway2
+    assert len(captions1) >= 2, "expected the page caption and the chart's text alternative"
+    assert captions1 == captions2
+
+
+def test_playground_slider_goes_into_the_link(page: Page):
+    page.goto("/playground")
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    gamma = page.get_by_role("slider", name="γ, drafted tokens per round")
+    expect(gamma).to_have_attribute("aria-valuetext", "4")
+    gamma.press("ArrowRight")
+    expect(gamma).to_have_attribute("aria-valuetext", "5", timeout=RUN_MS)
+    expect(page).to_have_url(re.compile(r"[?&]gamma=5(&|$)"), timeout=RUN_MS)
+    settled(page)
+    expect(page.get_by_text("Target passes").first).to_be_visible()
+    no_exception(page)
+
+
+def test_race_at_temperature_zero_writes_the_same_text(page: Page):
+    page.goto("/race?tokens=8&temperature=0")
+    start = button(page, "Start the race")
+    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    start.click()
+    same = page.get_by_test_id("stMetric").filter(has_text="Same text?")
+    expect(same.get_by_test_id("stMetricValue")).to_have_text("yes", timeout=RUN_MS)
+    settled(page)
+    main = page.get_by_test_id("stMain")
+    for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):
+        expect(main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target passes"))).to_be_visible()
+    no_exception(page)
+
+
+def test_instructor_mode_hides_the_sidebar_until_left(page: Page):
+    open_walkthrough(page, "?present=1")
+    settled(page)
+    leave = button(page, "Leave instructor mode")
+    expect(leave).to_be_visible()
+    expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    leave.click()
+    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
+    expect(page.get_by_text("Leave instructor mode")).to_have_count(0)
+    settled(page)
+    expect(page).not_to_have_url(re.compile(r"[?&]present="))
+    no_exception(page)
+
+
+def test_tampered_link_falls_back_with_a_warning(page: Page):
+    open_walkthrough(page, "?step=99&seed=abc")
+    at_step(page, 1)
+    warnings = page.get_by_test_id("stAlertContentWarning")
+    expect(warnings.filter(has_text="step=99")).to_be_visible()
+    expect(warnings.filter(has_text="seed=abc")).to_be_visible()
+    no_exception(page)
+
+
+def test_html_prompt_is_shown_not_run(page: Page):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    payload = "<img src=x onerror=alert(1)>"
+    page.goto("/playground?prompt=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    expect(page.get_by_role("textbox", name="Prompt")).to_have_value(payload)
+    expect(page.locator('img[src="x"]')).to_have_count(0)
+    page.wait_for_timeout(500)  # an onerror handler would have fired by now
+    assert dialogs == []
+    no_exception(page)

@@ -1,0 +1,42 @@
+"""Shared fixtures for the torch-side tests: one real model pair for the whole session."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from specdec_core.models import load_pair
+
+
+@pytest.fixture(scope="session")
+def pair():
+    """Nimbus-large with the early-exit-6 drafter (a real but poor draft), on the CPU."""
+    return load_pair("early-exit-6", device="cpu")
+
+
+class TargetAsDrafter:
+    """A perfect drafter: the target itself, with its own cache. At temperature 0 every draft
+    is kept, so every round ends with a bonus token; it exercises the all-accepted path that
+    the poor early-exit drafter rarely reaches."""
+
+    def __init__(self, pair):
+        self._pair = pair
+
+    def logits(self, input_ids, cache):
+        return self._pair.target_logits(input_ids, cache)
+
+
+@pytest.fixture(scope="session")
+def self_pair(pair):
+    """The same target, drafting for itself (shares all weights; costs no extra load)."""
+    return dataclasses.replace(pair, drafter=TargetAsDrafter(pair), drafter_name="target-itself")
+
+
+@pytest.fixture(scope="session")
+def chat_ids(pair):
+    """chat_ids(question): a chat-formatted prompt as token ids, ready for the reply."""
+    def make(question: str) -> list[int]:
+        enc = pair.tokenizer.apply_chat_template([{"role": "user", "content": question}],
+                                                 add_generation_prompt=True, tokenize=True)
+        return [int(t) for t in (enc["input_ids"] if hasattr(enc, "keys") else enc)]
+    return make

@@ -1,0 +1,370 @@
+"""The Streamlit app, driven headless with streamlit.testing (AppTest) on the real model pair.
+
+Pages are tested one file at a time (each page draws the shared sidebar itself through
+ui.frame.begin); the whole app is run once through app.py's st.navigation as well.
+Models and scenarios live in st.cache_resource, which is process-wide, so only the first test
+that needs a model pays for loading it.
+"""
+from __future__ import annotations
+
+import html
+import inspect
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import ui.models  # noqa: E402
+from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
+from specdec_core.models import default_drafter, drafter_names  # noqa: E402
+from specdec_core.sampling import speculative_round  # noqa: E402
+from ui.display import chip, colored_text  # noqa: E402
+from ui.settings import DEFAULT_PROMPT  # noqa: E402
+
+TIMEOUT = 300
+STEPS = 5
+
+
+def page(name: str, run: bool = True, **params: str) -> AppTest:
+    """A fresh session on pages/<name>.py, opened with `params` as the link's query string."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run() if run else at
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, "\n".join(e.value + "\n" + "\n".join(e.stack_trace) for e in at.exception)
+
+
+def button(at: AppTest, label: str):
+    found = [b for b in at.button if b.label == label]
+    assert len(found) == 1, f"{len(found)} buttons labelled {label!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def has_button(at: AppTest, label: str) -> bool:
+    return any(b.label == label for b in at.button)
+
+
+def step_shown(at: AppTest) -> int:
+    headers = [m.value for m in at.markdown if m.value.startswith("**Step ")]
+    assert len(headers) == 1, headers
+    number, total = headers[0].removeprefix("**Step ").split("**")[0].split(" of ")
+    assert int(total) == STEPS
+    return int(number)
+
+
+def html_texts(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+# --- the whole app -------------------------------------------------------------------------
+
+def test_whole_app_first_run_and_every_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    no_exception(at)
+    assert step_shown(at) == 1
+    assert [s.label for s in at.sidebar.selectbox] == ["Draft model"]
+    assert at.session_state["drafter"] == default_drafter()
+    for name in ("code", "thread", "so_what", "race", "playground", "walkthrough"):
+        at.query_params.clear()  # as a click in the navigation menu does
+        at.switch_page(f"pages/{name}.py").run()
+        no_exception(at)
+        assert at.title, name
+        if name == "playground":  # its controls share their keys with the race's
+            assert (at.session_state["gamma"], at.session_state["top_p"]) == (4, 1.0)
+            assert at.session_state["prompt"] == DEFAULT_PROMPT and len(at.metric) == 4
+
+
+def test_shared_settings_survive_a_page_switch():
+    """Every page draws its own sidebar, and a widget on another page is another widget:
+    the values must still carry over, on the first run of the new page."""
+    drafter = drafter_names()[0]
+    assert drafter != default_drafter()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in {"seed": "77", "drafter": drafter, "present": "1", "predict": "1"}.items():
+        at.query_params[key] = value
+    at.run()
+    no_exception(at)
+    for name in ("code", "so_what", "race", "walkthrough"):
+        at.query_params.clear()
+        at.switch_page(f"pages/{name}.py").run()
+        no_exception(at)
+        state = {k: at.session_state[k] for k in ("seed", "drafter", "present", "predict")}
+        assert state == {"seed": 77, "drafter": drafter, "present": True, "predict": True}, name
+        assert at.sidebar.number_input[0].value == 77 and at.sidebar.selectbox[0].value == drafter
+        assert has_button(at, "Leave instructor mode"), name
+        if name == "code":
+            assert any(f"drafter **{drafter}**, seed **77**" in m.value for m in at.markdown)
+    assert at.query_params["seed"] == "77" and at.query_params["drafter"] == drafter
+
+
+# --- walkthrough ---------------------------------------------------------------------------
+
+def test_next_and_back_walk_the_five_steps():
+    at = page("walkthrough")
+    no_exception(at)
+    for k in range(1, STEPS + 1):
+        assert step_shown(at) == k
+        assert [p.value for p in at.progress] == [round(100 * k / STEPS)]
+        assert at.query_params.get("step") == (None if k == 1 else str(k))  # default left out
+        assert button(at, "Back").disabled == (k == 1)
+        assert button(at, "Next").disabled == (k == STEPS)
+        assert len(at.success) == 1  # the step's takeaway
+        if k < STEPS:
+            button(at, "Next").click().run()
+            no_exception(at)
+    for k in range(STEPS, 1, -1):
+        button(at, "Back").click().run()
+        no_exception(at)
+        assert step_shown(at) == k - 1
+        assert at.query_params.get("step") == (None if k - 1 == 1 else str(k - 1))
+    assert button(at, "Back").disabled
+
+
+def test_a_link_opens_its_step():
+    at = page("walkthrough", step="4")
+    no_exception(at)
+    assert step_shown(at) == 4 and not at.warning
+
+
+def draws(at: AppTest) -> tuple:
+    """Everything on step 3 that depends on the coin flips: takeaway, chart caption, table."""
+    rows = [df.value.to_dict("records") for df in at.dataframe]
+    return tuple(s.value for s in at.success), tuple(c.value for c in at.caption), repr(rows)
+
+
+def test_the_seed_in_the_link_reproduces_the_draws():
+    ui.models.get_scenario.clear()  # the second session must rebuild the round, not reuse it
+    first = page("walkthrough", step="3", seed="123")
+    ui.models.get_scenario.clear()
+    second = page("walkthrough", step="3", seed="123")
+    other = page("walkthrough", step="3", seed="124")
+    for at in (first, second, other):
+        no_exception(at)
+        assert step_shown(at) == 3 and not at.warning
+    assert first.session_state["seed"] == 123 and other.session_state["seed"] == 124
+    assert "u = " in " ".join(first.caption.values)  # the caption lists the coin flips
+    assert draws(first) == draws(second)
+    assert draws(first) != draws(other)
+
+
+def test_roll_again_changes_the_seed():
+    at = page("walkthrough", step="3")
+    before = draws(at)
+    assert at.session_state["seed"] == 0 and "seed" not in at.query_params
+    button(at, "Roll again").click().run()
+    no_exception(at)
+    seed = at.session_state["seed"]
+    assert seed != 0
+    assert at.query_params["seed"] == str(seed)
+    assert at.sidebar.number_input[0].value == seed
+    assert step_shown(at) == 3
+    assert draws(at) != before
+
+
+TAMPERED = [
+    ("walkthrough", "step", "99", 1),
+    ("walkthrough", "seed", "abc", 0),
+    ("walkthrough", "seed", "-5", 0),
+    ("walkthrough", "drafter", "evil", None),  # None: default_drafter(), known only at run time
+    ("walkthrough", "present", "maybe", False),
+    ("playground", "gamma", "-3", 4),
+    ("playground", "temperature", "nan", 1.0),
+    ("playground", "prompt", "x" * 5000, DEFAULT_PROMPT),
+]
+
+
+@pytest.mark.parametrize("name, param, raw, default", TAMPERED,
+                         ids=[f"{n}-{p}={r[:8]}" for n, p, r, _ in TAMPERED])
+def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
+    default = default_drafter() if default is None else default
+    at = page(name, **{param: raw})
+    no_exception(at)
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1, warnings
+    assert f"`{param}=" in warnings[0] and "Ignored" in warnings[0]
+    assert at.session_state[param] == default
+    assert param not in at.query_params  # the bad value is gone from the link
+    if name == "walkthrough":
+        assert step_shown(at) == 1 and not has_button(at, "Leave instructor mode")
+    else:
+        assert len(at.metric) == 4  # the playground still ran, on the defaults
+        if param == "prompt":
+            assert at.text_area[0].value == DEFAULT_PROMPT
+
+
+def test_predict_first_hides_the_coin_until_flipped():
+    at = page("walkthrough", step="3", predict="1", seed="11")
+    no_exception(at)
+    checks = ui.models.get_scenario(at.session_state["drafter"], WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA,
+                                    11).record.checks
+    flips = 0
+    while True:
+        shown = " ".join(at.caption.values + at.success.values + at.warning.values + html_texts(at))
+        (coin,) = [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("Keep or reject")]
+        (u_trace,) = [t for t in coin["data"] if t.get("name") == "coin flip u"]
+        assert len(u_trace.get("x", [])) == flips
+        seen = {f"{c.u:.2f}" for c in checks[:flips]}
+        for c in checks[flips:]:  # nothing on the page gives away a flip not yet revealed
+            if f"{c.u:.2f}" not in seen:
+                assert f"u = {c.u:.2f}" not in shown
+        if flips == len(checks):
+            break
+        assert [s.label for s in at.segmented_control] == ["Your guess"]
+        assert button(at, "Flip the coin").disabled  # a guess comes first
+        assert not at.success  # no takeaway yet: it would name the verdict
+        assert shown.count('title="kept"') + shown.count('title="rejected"') == flips  # the sentence too
+        at.segmented_control[0].set_value("keep").run()
+        no_exception(at)
+        assert not button(at, "Flip the coin").disabled
+        button(at, "Flip the coin").click().run()
+        no_exception(at)
+        flips += 1
+        assert at.session_state["revealed"] == flips
+        verdict = "keep" if checks[flips - 1].accepted else "reject"
+        feedback = " ".join(at.success.values + at.warning.values)
+        assert f"guess was a {verdict}" in feedback
+        assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
+    assert not has_button(at, "Flip the coin") and not at.segmented_control
+    assert any("locked in" in s or "survived" in s for s in at.success.values)  # the takeaway
+
+
+def test_predict_first_starts_afresh_for_a_new_round():
+    at = page("walkthrough", step="3", predict="1", seed="11")
+    at.segmented_control[0].set_value("reject").run()
+    button(at, "Flip the coin").click().run()
+    assert at.session_state["revealed"] == 1
+    at.sidebar.number_input[0].set_value(12).run()
+    no_exception(at)
+    assert at.session_state["revealed"] == 0
+    assert button(at, "Flip the coin").disabled
+
+
+def test_instructor_mode_can_be_left():
+    at = page("walkthrough", present="1")
+    no_exception(at)
+    assert at.session_state["present"] is True
+    assert at.query_params["present"] == "1"
+    assert any("font-size" in h.value for h in at.get("html"))  # the large-type CSS
+    button(at, "Leave instructor mode").click().run()
+    no_exception(at)
+    assert at.session_state["present"] is False
+    assert not has_button(at, "Leave instructor mode")
+    assert "present" not in at.query_params
+    assert at.sidebar.toggle(key="present").value is False
+
+
+def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
+    """Next/Back must reuse the cached round. Times are printed, never asserted."""
+    calls = []
+    real = ui.models.build_scenario
+
+    def counting(*args, **kwargs):
+        calls.append(args[1:4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ui.models, "build_scenario", counting)
+    ui.models.get_scenario.clear()
+    at = page("walkthrough", seed="4242")
+    no_exception(at)
+    assert len(calls) == 1
+    times = []
+    for label in ["Next"] * (STEPS - 1) + ["Back"] * (STEPS - 1):
+        begin = time.perf_counter()
+        button(at, label).click().run()
+        times.append(time.perf_counter() - begin)
+        no_exception(at)
+    assert step_shown(at) == 1
+    assert len(calls) == 1, calls
+    with capsys.disabled():
+        print(f"\n[walkthrough] server-side run per Next/Back click: "
+              + ", ".join(f"{t * 1000:.0f} ms" for t in times))
+
+
+# --- the other pages -----------------------------------------------------------------------
+
+def test_code_page_shows_the_running_round_function():
+    at = page("code")
+    no_exception(at)
+    shown = at.code[0].value.splitlines()
+    source = inspect.getsource(speculative_round).splitlines()
+    assert len(shown) == len(source)
+    for line, original in zip(shown, source):
+        assert line == original or line.startswith(original + "    # ◀ ")
+    notes = [line for line in shown if "# ◀" in line]
+    assert len(notes) >= 4
+    assert any("check_draft" in line and "u = " in line for line in notes)
+
+
+def test_thread_page_shows_target_pass_metrics():
+    at = page("thread")
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    passes = int(metrics["Target passes, speculative"])
+    tokens = int(metrics["Target passes, Nimbus-large alone"])
+    assert 0 < passes <= tokens
+    assert metrics["Tokens per target pass"] == f"{tokens / passes:.2f}"
+    assert len(at.chat_message) == 2
+
+
+def test_so_what_page_runs():
+    at = page("so_what")
+    no_exception(at)
+    assert at.title[0].value == "So what"
+
+
+def positions_rows(at: AppTest) -> int:
+    (table,) = [df.value for df in at.dataframe if "kept when checked" in df.value.columns]
+    return len(table)
+
+
+def test_playground_reacts_to_gamma():
+    at = page("playground")
+    no_exception(at)
+    assert positions_rows(at) == 4
+    at.slider(key="gamma").set_value(6).run()
+    no_exception(at)
+    assert at.session_state["gamma"] == 6 and at.query_params["gamma"] == "6"
+    assert positions_rows(at) == 6  # acceptance by draft position, one bar per drafted token
+
+
+def test_race_at_temperature_zero_writes_the_same_text():
+    at = page("race", temperature="0", tokens="8")
+    no_exception(at)
+    assert not at.warning and at.session_state["tokens"] == 8
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Same text?"] == "yes"
+
+
+HOSTILE = "<b>bold</b><script>alert(1)</script>"
+
+
+def test_html_in_a_prompt_is_shown_escaped():
+    at = page("playground", prompt=HOSTILE)
+    no_exception(at)
+    assert not at.warning
+    assert at.session_state["prompt"] == HOSTILE and at.text_area[0].value == HOSTILE
+    for text in html_texts(at):
+        assert "<script>" not in text and "<b>bold" not in text
+    # the helpers every page uses to put text into unsafe HTML escape it
+    for body in (chip(HOSTILE), chip(HOSTILE, visible_space=False),
+                 colored_text([(HOSTILE, "accepted"), ("ok", "bonus")])):
+        assert "<script>" not in body and "<b>" not in body
+        assert html.escape("<script>") in body
+

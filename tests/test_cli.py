@@ -1,0 +1,71 @@
+"""Tests for the command line (python -m specdec_core) and the side-by-side benchmark."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from specdec_core.bench import compare_methods
+from specdec_core.engine import generate
+from specdec_core.models import ROOT
+
+PHRASE = "Your export failed because your"
+TIMING_KEYS = {"wall_seconds", "tokens_per_second"}
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "specdec_core", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_generate_json_matches_engine(pair):
+    run = cli("generate", "--prompt", PHRASE, "--max-new-tokens", "8", "--temperature", "0",
+              "--json", "--drafter", "early-exit-6", "--device", "cpu")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    res = generate(pair, PHRASE, 8, "speculative", gamma=4, temperature=0, seed=0)
+    assert out["token_ids"] == res.token_ids and len(out["token_ids"]) == 8
+    assert out["text"] == res.text and out["origins"] == res.origins
+    stats = res.stats.as_dict()
+    assert set(out["stats"]) == set(stats)
+    assert {k: v for k, v in out["stats"].items() if k not in TIMING_KEYS} == \
+        {k: v for k, v in stats.items() if k not in TIMING_KEYS}
+    assert out["stats"]["tokens_per_second"] > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--prompt", "Hello", "--gamma", "0"], "gamma must be a whole number from 1 to 16; got 0"),
+    (["--prompt", ""], "the prompt is empty"),
+])
+def test_bad_input_exits_2_with_one_error_line(args, message):
+    run = cli("generate", *args, "--max-new-tokens", "4", "--drafter", "early-exit-6",
+              "--device", "cpu")
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0] == lines[-1]  # one line, the last thing said
+    assert message in errors[0]
+
+
+def test_compare_methods_reports_all_three(pair):
+    report = compare_methods(pair, gamma=2, max_new_tokens=8, repeats=1, prompts=(PHRASE,),
+                             reference=True)
+    assert list(report.totals) == ["target", "speculative", "hf-assisted"]
+    for name, totals in report.totals.items():
+        assert totals.tokens > 0 and totals.seconds > 0 and totals.tokens_per_second > 0, name
+    assert report.totals["target"].tokens == report.totals["speculative"].tokens == 8
+    assert report.totals["target"].target_passes == 8
+    assert report.settings["gamma"] == 2 and report.settings["drafter"] == "early-exit-6"
+    table = report.table()
+    for label, (a, b) in {"speed-up, ours vs target-only:": ("speculative", "target"),
+                          "ours vs transformers assisted (same pair):": ("speculative", "hf-assisted")
+                          }.items():
+        line = next(line for line in table.splitlines() if line.startswith(label))
+        ratio = float(re.search(r"([\d.]+)x$", line).group(1))
+        assert ratio == pytest.approx(report.ratio(a, b), abs=0.006)

@@ -1,0 +1,438 @@
+"""Tests for specdec_core.engine on the real Nimbus-large (SmolLM2-135M) pair, on the CPU.
+
+The drafter is early-exit-6 (poor: most drafts are rejected) and, where the all-accepted path
+matters, the target drafting for itself (every greedy draft kept, every round ends in a bonus).
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from scipy.stats import chisquare
+from transformers import DynamicCache
+
+import specdec_core
+from specdec_core import engine, sampling
+from specdec_core.engine import MAX_GAMMA, generate, iter_speculative, stream
+from specdec_core.models import load_pair
+from specdec_core.sampling import sample, speculative_round
+from specdec_core.warping import Sampling
+
+EXPORT = "Your export failed because your"
+STORY = "Once upon a time"
+QUESTION = "What is 2+2?"  # chat-formatted, the model answers in ~12 tokens and writes EOS
+GREETING = "Say hi."  # chat-formatted, ~24 tokens then EOS
+NEW = 40
+ALPHA = 1e-3  # chi-square threshold; seeds are fixed, so each test is deterministic
+
+_greedy_cache: dict = {}
+
+
+def prompt_of(which: str, chat_ids):
+    return {"export": EXPORT, "story": STORY}.get(which) or chat_ids(
+        {"chat-sum": QUESTION, "chat-hi": GREETING}[which])
+
+
+def greedy_target(pair, prompt, new=NEW):
+    """Target-only greedy output, computed once per prompt."""
+    key = (prompt if isinstance(prompt, str) else tuple(prompt), new)
+    if key not in _greedy_cache:
+        _greedy_cache[key] = generate(pair, prompt, new, method="target", temperature=0)
+    return _greedy_cache[key]
+
+
+def ids_of(pair, text: str) -> list[int]:
+    return pair.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+class EosAs:
+    """The pair's tokenizer with a different eos_token_id (everything else delegated)."""
+
+    def __init__(self, tokenizer, eos_id: int):
+        self._tokenizer, self.eos_token_id = tokenizer, eos_id
+
+    def __call__(self, *args, **kwargs):
+        return self._tokenizer(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._tokenizer, name)
+
+
+# --- 1. greedy: speculative writes exactly what the target writes ---------------------------
+
+@pytest.mark.parametrize("gamma", [1, 4, 7])
+@pytest.mark.parametrize("which", ["export", "chat-sum", "chat-hi"])
+def test_greedy_speculative_equals_target(pair, chat_ids, which, gamma):
+    prompt = prompt_of(which, chat_ids)
+    ref = greedy_target(pair, prompt)
+    res = generate(pair, prompt, NEW, method="speculative", gamma=gamma, temperature=0)
+    assert res.token_ids == ref.token_ids
+    assert res.text == ref.text
+    # the poor drafter really is corrected: the identity is not trivial
+    assert any(not r.bonus for r in res.rounds)
+
+
+def test_greedy_target_matches_transformers_generate(pair):
+    """An oracle independent of our engine: transformers' own greedy decoding."""
+    ids, n = ids_of(pair, EXPORT), 20
+    with torch.inference_mode():
+        out = pair.target.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=n,
+                                   min_new_tokens=n, pad_token_id=pair.tokenizer.eos_token_id)
+    assert greedy_target(pair, EXPORT).token_ids[:n] == out[0, len(ids):].tolist()
+
+
+@pytest.mark.parametrize("gamma", [4, 6])
+def test_greedy_identity_with_a_perfect_drafter(pair, self_pair, gamma):
+    """Target drafting for itself: all drafts kept, every round ends with a bonus token, and the
+    caches are rolled back after bonus rounds; the output must still be the target's."""
+    ref = greedy_target(pair, STORY)
+    res = generate(self_pair, STORY, NEW, method="speculative", gamma=gamma, temperature=0)
+    assert res.token_ids == ref.token_ids
+    assert sum(r.bonus for r in res.rounds) >= len(res.rounds) - 1
+    assert res.stats.target_passes == math.ceil(NEW / (gamma + 1))
+
+
+# --- 2. seeds --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["speculative", "target"])
+def test_seeds_are_reproducible(pair, method):
+    def run(seed):
+        return generate(pair, STORY, 12, method=method, gamma=3, temperature=1.0, seed=seed)
+    a, b, c = run(11), run(11), run(12)
+    assert a.token_ids == b.token_ids and a.origins == b.origins
+    assert a.token_ids != c.token_ids
+
+
+# --- 3. the numpy rule sees exactly the model's distributions --------------------------------
+
+def assert_same_record(a, b):
+    assert a.draft_tokens == b.draft_tokens and a.tokens == b.tokens and a.bonus == b.bonus
+    assert a.checks == b.checks  # tokens, p, q, accept_prob, u, verdict: all bit-identical
+    assert a.residual_mass == b.residual_mass
+    assert (a.residual is None) == (b.residual is None)
+    if a.residual is not None:
+        assert np.array_equal(a.residual, b.residual)
+
+
+def spy_rounds(monkeypatch):
+    """Record the context, drafts, q_dists and p_dists of every round the engine runs."""
+    seen = []
+    real_propose, real_verify = engine.propose, engine.verify
+
+    def propose(pair, context, *rest):
+        drafts, q = real_propose(pair, context, *rest)
+        seen.append({"context": list(context), "drafts": list(drafts), "q": q})
+        return drafts, q
+
+    def verify(*args):
+        p = real_verify(*args)
+        seen[-1]["p"] = p
+        return p
+
+    monkeypatch.setattr(engine, "propose", propose)
+    monkeypatch.setattr(engine, "verify", verify)
+    return seen
+
+
+@pytest.mark.parametrize("which", ["pair", "self_pair"])
+def test_engine_distributions_and_rounds_replay(request, monkeypatch, which):
+    """For the first rounds: q_dists / p_dists (computed with KV caches, rolled back between
+    rounds) equal one full uncached pass over context + drafts at the right rows; the drafts are
+    inverse-CDF samples from q with the seeded generator; and speculative_round on those arrays,
+    with the generator in the same state, reproduces the engine's record."""
+    pair = request.getfixturevalue(which)
+    seen = spy_rounds(monkeypatch)
+    gamma, seed, rounds = 3, 5, 5
+    prompt_ids = ids_of(pair, EXPORT)
+    rng = np.random.default_rng(seed)
+    chunks = list(itertools.islice(
+        iter_speculative(pair, prompt_ids, 200, Sampling(1.0), rng, gamma), rounds))
+    assert len(seen) == rounds
+
+    replay = np.random.default_rng(seed)
+    context = list(prompt_ids)
+    for chunk, r in zip(chunks, seen):
+        assert r["context"] == context  # each round starts where the last one ended
+        n = len(context)
+        p_full, q_full = pair.distributions(context + r["drafts"])  # float32, (n + gamma, V)
+        assert r["q"].shape == (gamma, pair.vocab_size)
+        assert r["p"].shape == (gamma + 1, pair.vocab_size)
+        assert np.allclose(r["q"], q_full[n - 1:n - 1 + gamma], atol=1e-5, rtol=0)
+        assert np.allclose(r["p"], p_full[n - 1:n + gamma], atol=1e-5, rtol=0)
+        assert [sample(row, replay) for row in r["q"]] == r["drafts"]
+        assert_same_record(speculative_round(r["drafts"], r["q"], r["p"], replay), chunk.record)
+        assert chunk.token_ids == chunk.record.tokens
+        context += list(chunk.token_ids)
+    if which == "self_pair":  # the bonus path and its cache roll-back were exercised
+        assert any(c.record.bonus for c in chunks)
+    else:
+        assert any(not c.record.bonus for c in chunks)
+
+
+def test_same_warping_for_p_and_q(pair, monkeypatch):
+    """With top_k=5 both the draft's and the target's rows live on their own top 5 tokens and
+    equal the renormalised top 5 of the raw model distributions."""
+    seen = spy_rounds(monkeypatch)
+    prompt_ids = ids_of(pair, EXPORT)
+    next(iter_speculative(pair, prompt_ids, 10, Sampling(1.0, top_k=5), np.random.default_rng(0), 2))
+    r = seen[0]
+    n = len(prompt_ids)
+    p_full, q_full = pair.distributions(prompt_ids + r["drafts"])
+    for got, raw in [(r["q"], q_full[n - 1:n + 1]), (r["p"], p_full[n - 1:n + 2])]:
+        for row, raw_row in zip(got, raw):
+            top = np.argsort(-raw_row)[:5]
+            expect = np.zeros_like(row)
+            expect[top] = raw_row[top] / raw_row[top].sum()
+            assert np.count_nonzero(row) == 5
+            assert np.allclose(row, expect, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("kwargs, both", [(dict(top_k=1), True), (dict(top_p=1e-6), True),
+                                          (dict(top_k=1, temperature=3.0), False)])
+def test_warping_to_one_token_is_greedy(pair, kwargs, both):
+    """top_k=1 (or a tiny top_p) at temperature > 0 leaves one token in p and in q alike, so
+    both methods write the greedy text whatever the seed."""
+    ref = greedy_target(pair, STORY).token_ids[:16]
+    settings = {"temperature": 1.0, **kwargs}
+    assert generate(pair, STORY, 16, "speculative", gamma=3, seed=9, **settings).token_ids == ref
+    if both:
+        assert generate(pair, STORY, 16, "target", seed=9, **settings).token_ids == ref
+
+
+# --- 4. bookkeeping --------------------------------------------------------------------------
+
+ORIGIN_PATTERN = re.compile(r"(accepted,)*(correction|bonus)")
+
+
+@pytest.mark.parametrize("which, gamma", [("pair", 3), ("self_pair", 4)])
+def test_round_bookkeeping(request, which, gamma):
+    pair = request.getfixturevalue(which)
+    new = 17
+    chunks = list(stream(pair, EXPORT, new, "speculative", gamma=gamma, temperature=1.0, seed=3))
+    for i, ch in enumerate(chunks):
+        last = i == len(chunks) - 1
+        rec = ch.record
+        assert 1 <= len(ch.token_ids) <= gamma + 1
+        assert len(ch.origins) == len(ch.token_ids)
+        assert rec.gamma == gamma and rec.tokens[:len(ch.token_ids)] == ch.token_ids
+        assert ORIGIN_PATTERN.fullmatch(",".join(engine.origins_of(rec)))
+        assert ch.origins == tuple(engine.origins_of(rec))[:len(ch.token_ids)]
+        assert rec.bonus == (len(rec.tokens) == gamma + 1)
+        if not last:  # only the final round may be cut at max_new_tokens
+            assert ch.token_ids == rec.tokens
+            assert ORIGIN_PATTERN.fullmatch(",".join(ch.origins))
+
+    res = generate(pair, EXPORT, new, "speculative", gamma=gamma, temperature=1.0, seed=3)
+    assert res.token_ids == [t for ch in chunks for t in ch.token_ids]
+    assert res.origins == [o for ch in chunks for o in ch.origins]
+    s = res.stats
+    assert s.new_tokens == len(res.token_ids) == new
+    assert s.target_passes == len(res.rounds) == len(chunks)
+    assert s.drafted == s.draft_passes == gamma * len(res.rounds)
+    assert s.accepted == sum(r.n_accepted for r in res.rounds)
+    assert s.acceptance_rate == pytest.approx(s.accepted / s.drafted)
+    assert s.tokens_per_target_pass == pytest.approx(s.new_tokens / s.target_passes)
+    assert 1 <= s.tokens_per_target_pass <= gamma + 1
+    d = s.as_dict()
+    assert d["new_tokens"] == new and d["tokens_per_target_pass"] == s.tokens_per_target_pass
+
+
+def test_target_only_bookkeeping(pair):
+    res = generate(pair, EXPORT, 9, "target", temperature=1.0, seed=4)
+    s = res.stats
+    assert s.target_passes == s.new_tokens == len(res.token_ids) == 9
+    assert res.origins == ["target"] * 9 and res.rounds == []
+    assert s.drafted == s.draft_passes == s.accepted == 0 and s.acceptance_rate == 0.0
+    assert s.tokens_per_target_pass == 1.0
+
+
+@pytest.mark.parametrize("which, gamma, new", [("pair", 4, 1), ("pair", 7, 9),
+                                               ("self_pair", 4, 7), ("self_pair", 6, 1)])
+def test_max_new_tokens_is_exact(request, which, gamma, new):
+    """No EOS in reach: exactly max_new_tokens come out, even when a round is cut."""
+    pair = request.getfixturevalue(which)
+    res = generate(pair, EXPORT, new, "speculative", gamma=gamma, temperature=1.0, seed=1)
+    assert len(res.token_ids) == len(res.origins) == res.stats.new_tokens == new
+    assert pair.tokenizer.eos_token_id not in res.token_ids
+    if which == "self_pair":  # a perfect drafter's last round wrote more than was kept of it
+        kept_of_last = new - sum(len(r.tokens) for r in res.rounds[:-1])
+        assert len(res.rounds[-1].tokens) > kept_of_last
+
+
+# --- 5. EOS ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["target", "speculative"])
+def test_eos_ends_a_chat_answer(pair, chat_ids, method):
+    eos = pair.tokenizer.eos_token_id
+    res = generate(pair, chat_ids(QUESTION), NEW, method, gamma=4, temperature=0)
+    assert 1 < len(res.token_ids) < NEW
+    assert res.token_ids[-1] == eos and eos not in res.token_ids[:-1]
+    assert res.stats.new_tokens == len(res.token_ids)
+    assert "4" in res.text and pair.tokenizer.eos_token not in res.text
+
+
+@pytest.mark.parametrize("method", ["target", "speculative"])
+def test_eos_cuts_a_round_in_the_middle(self_pair, method):
+    """Make a token we know comes 3rd into EOS: with the perfect drafter it sits inside the
+    first 5-token round, and generation must stop right after it."""
+    ref = greedy_target(self_pair, STORY).token_ids
+    k = next(i for i in range(2, 4) if ref[i] not in ref[:i])
+    fake = dataclasses.replace(self_pair, tokenizer=EosAs(self_pair.tokenizer, ref[k]))
+    chunks = list(stream(fake, STORY, NEW, method, gamma=4, temperature=0))
+    assert [t for ch in chunks for t in ch.token_ids] == ref[:k + 1]
+    if method == "speculative":
+        assert len(chunks) == 1 and len(chunks[0].record.tokens) == 5
+        assert chunks[0].origins == ("accepted",) * (k + 1)
+    res = generate(fake, STORY, NEW, method, gamma=4, temperature=0)
+    assert res.token_ids == ref[:k + 1] and res.stats.new_tokens == k + 1
+
+
+# --- 6. the output follows the target's warped distribution --------------------------------
+
+class Memo:
+    """A logits function that sends each distinct context through the real model once, with a
+    fresh cache. The engine's own cache then stays empty, so it always hands over the whole
+    context, which is the key. Same numbers as the cached run, without 2,000 forward passes."""
+
+    def __init__(self, fn):
+        self.fn, self.store = fn, {}
+
+    def __call__(self, input_ids, cache):
+        assert cache.get_seq_length() == 0
+        key = tuple(input_ids[0].tolist())
+        if key not in self.store:
+            self.store[key] = self.fn(input_ids, DynamicCache())
+        return self.store[key].clone()  # callers may not write into the stored copy
+
+
+STAT_PROMPT = "The weather today is"  # p's top 5 and q's top 5 share 2 tokens
+N_SEEDS = 2000  # smallest expected count ~ 0.06 * 2000 = 120
+
+
+def chi2_pvalue(samples, support, probs) -> float:
+    """Chi-square p-value of `samples` against `probs` on `support`; 0 if any sample falls
+    outside the support (a token with expected count 0 cannot appear under the hypothesis)."""
+    index = {int(t): i for i, t in enumerate(support)}
+    if any(int(s) not in index for s in samples):
+        return 0.0
+    counts = np.bincount([index[int(s)] for s in samples], minlength=len(support))
+    return chisquare(counts, len(samples) * np.asarray(probs)).pvalue
+
+
+@pytest.fixture(scope="module")
+def first_token_setup(pair):
+    ids = ids_of(pair, STAT_PROMPT)
+    p_raw, q_raw = pair.distributions(ids)
+
+    def top5(row):
+        top = np.argsort(-row)[:5]
+        mass = row[top].astype(np.float64)
+        return top, mass / mass.sum()
+
+    memo = copy.copy(pair)
+    memo.target_logits = Memo(pair.target_logits)
+    memo.drafter_logits = Memo(pair.drafter_logits)
+    return ids, top5(p_raw[-1]), top5(q_raw[-1]), memo
+
+
+def first_tokens(memo_pair, ids):
+    firsts, first_kept = [], 0
+    for seed in range(N_SEEDS):
+        res = generate(memo_pair, ids, 1, "speculative", gamma=2, temperature=1.0, top_k=5,
+                       seed=seed)
+        firsts.append(res.token_ids[0])
+        first_kept += res.rounds[0].checks[0].accepted
+    return firsts, first_kept
+
+
+def test_first_token_follows_warped_target(first_token_setup):
+    """N_SEEDS = 2000 speculative runs (gamma 2, temperature 1, top_k 5): the first token
+    ~ the target's top-5 renormalised p; drafts were both kept and corrected along the way."""
+    ids, (p_top, p_w), (q_top, q_w), memo = first_token_setup
+    assert 1 <= len(set(p_top) & set(q_top)) <= 4  # neither disjoint nor identical supports
+    firsts, first_kept = first_tokens(memo, ids)
+    assert 0.05 * N_SEEDS < first_kept < 0.5 * N_SEEDS
+    assert chi2_pvalue(firsts, p_top, p_w) > ALPHA
+
+
+def test_first_token_test_has_power(first_token_setup, monkeypatch):
+    """The same test rejects (a) samples straight from the draft's warped q and (b) the engine
+    with a plausible bug: a rejected draft resampled from p instead of max(0, p - q)."""
+    ids, (p_top, p_w), (q_top, q_w), memo = first_token_setup
+    from_q = np.random.default_rng(0).choice(q_top, size=N_SEEDS, p=q_w)
+    assert chi2_pvalue(from_q, p_top, p_w) < ALPHA
+    # restricted to p's support the draft's samples still fail on their proportions
+    kept = [t for t in from_q if t in set(p_top)]
+    assert len(kept) > 100 and chi2_pvalue(kept, p_top, p_w) < ALPHA
+
+    monkeypatch.setattr(sampling, "residual_distribution", lambda p, q: (np.asarray(p), 1.0))
+    firsts, _ = first_tokens(memo, ids)
+    assert all(t in set(p_top) for t in firsts)  # only the proportions are wrong
+    assert chi2_pvalue(firsts, p_top, p_w) < ALPHA
+
+
+# --- 7. bad input: a clear ValueError, raised by our code ------------------------------------
+
+BAD_REQUESTS = [
+    (dict(prompt=""), "prompt is empty"),
+    (dict(prompt="   \n\t "), "prompt is empty"),
+    (dict(prompt=[]), "prompt is empty"),
+    (dict(gamma=0), "gamma must be a whole number from 1 to 16; got 0"),
+    (dict(gamma=MAX_GAMMA + 1), "gamma must be a whole number from 1 to 16; got 17"),
+    (dict(gamma="4"), r"gamma must be a whole number from 1 to 16; got '4'"),
+    (dict(gamma=2.0), "gamma must be a whole number"),
+    (dict(temperature=-0.5), r"temperature must be a number in \[0, 10"),
+    (dict(temperature=float("nan")), r"temperature must be a number in \[0, 10"),
+    (dict(top_p=0), r"top_p must lie in \(0, 1\]"),
+    (dict(top_p=1.5), r"top_p must lie in \(0, 1\]"),
+    (dict(top_k=-1), "top_k must be a whole number >= 0"),
+    (dict(method="fast"), "method must be one of"),
+    (dict(max_new_tokens=0), "max_new_tokens must be a whole number >= 1"),
+    (dict(prompt=[-1, 5]), r"token ids must lie in \[0, 49152\)"),
+    (dict(prompt=[5, 49152]), r"token ids must lie in \[0, 49152\)"),
+]
+
+
+@pytest.mark.parametrize("method", ["speculative", "target"])
+@pytest.mark.parametrize("kwargs, match", BAD_REQUESTS,
+                         ids=[next(iter(k)) + "=" + repr(next(iter(k.values())))[:12]
+                              for k, _ in BAD_REQUESTS])
+def test_bad_request_is_a_clear_value_error(pair, kwargs, match, method):
+    request = {"prompt": EXPORT, "max_new_tokens": 4, "method": method, **kwargs}
+    with pytest.raises(ValueError, match=match) as info:
+        generate(pair, **request)
+    assert_raised_by_us(info)
+
+
+def test_prompt_longer_than_context(pair):
+    with pytest.raises(ValueError, match="8192-token context") as info:
+        generate(pair, [1] * pair.context_length, 4)
+    assert_raised_by_us(info)
+    room = pair.context_length - MAX_GAMMA - 1
+    with pytest.raises(ValueError, match="8192-token context"):
+        generate(pair, [1] * (room - 3), 4)  # one token too many, counting max_new_tokens
+
+
+def assert_raised_by_us(info):
+    """The error comes from specdec_core's own checks, not from deep inside torch."""
+    package = Path(specdec_core.__file__).parent
+    assert Path(str(info.traceback[-1].path)).parent == package
+
+
+@pytest.mark.parametrize("drafter, match", [("nimbus-huge", "unknown drafter 'nimbus-huge'"),
+                                            ("early-exit-30", r"early-exit depth must lie in \[1, 29\]")])
+def test_unknown_drafter(drafter, match):
+    with pytest.raises(ValueError, match=match):
+        load_pair(drafter, device="cpu")
+
+
+def test_unknown_device():
+    with pytest.raises(ValueError, match="device must be 'auto', 'cpu' or 'cuda'; got 'tpu'"):
+        load_pair("early-exit-6", device="tpu")

@@ -1,0 +1,408 @@
+"""Tests for the teaching layer (lessons/): figure builders, Monte Carlo, code lesson, steps,
+playground summary, on a small hand-made round. No Streamlit and no model here."""
+from __future__ import annotations
+
+import ast
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from lessons import code_lesson, figures, montecarlo  # noqa: E402
+from lessons.playground import summarize  # noqa: E402
+from lessons.scenario import Scenario  # noqa: E402
+from lessons.steps import STEPS, step  # noqa: E402
+from specdec_core.sampling import (  # noqa: E402
+    DraftCheck, RoundRecord, expected_tokens_per_round, output_distribution, residual_distribution,
+    speculative_round,
+)
+from specdec_core.warping import Sampling  # noqa: E402
+
+V = 8
+GAMMA = 3
+# token 1 is HTML on purpose: it must come out escaped wherever a figure shows it
+LABELS = {0: " the", 1: "<b>", 2: "cat", 3: "\n", 4: " sat", 5: "&", 6: "dog", 7: " on"}
+
+
+def norm(w) -> np.ndarray:
+    w = np.asarray(w, dtype=np.float64)
+    return w / w.sum()
+
+
+def make_scenario(drafts, q_rows, p_rows, seed: int = 7) -> Scenario:
+    q = np.array([norm(r) for r in q_rows])
+    p = np.array([norm(r) for r in p_rows])
+    record = speculative_round(list(drafts), q, p, np.random.default_rng(seed))
+    return Scenario("Once <i>upon</i>", (0, 7), "synthetic", seed, Sampling(), tuple(drafts), q, p,
+                    record, dict(LABELS), verify_seconds=0.010, single_pass_seconds=0.004)
+
+
+@pytest.fixture(scope="module")
+def rejected() -> Scenario:
+    """Draft 1 ("<b>") has p >= q, so it is always kept; draft 2 ("cat") has p = 0, so it is
+    always rejected: the round ends on a correction, and draft 3 is never checked."""
+    sc = make_scenario(
+        drafts=(1, 2, 6),
+        q_rows=[[1, 5, 1, 1, 1, 0.5, 0.5, 0], [2, 1, 4, 1, 1, 0.5, 0.5, 0], [1, 1, 1, 1, 1, 1, 2, 0]],
+        p_rows=[[1, 6, 1, 1, 0.5, 0.5, 0, 0], [3, 1, 0, 3, 2, 0.5, 0.5, 0], [1, 1, 1, 1, 1, 1, 1, 1],
+                [1, 1, 1, 1, 1, 1, 1, 1]],
+    )
+    rec = sc.record
+    assert [c.accepted for c in rec.checks] == [True, False] and not rec.bonus
+    return sc
+
+
+@pytest.fixture(scope="module")
+def all_kept() -> Scenario:
+    """p >= q at every drafted token: all three are kept and a bonus token comes from p[3]."""
+    sc = make_scenario(
+        drafts=(1, 4, 7),
+        q_rows=[[1, 3, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 3, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 3]],
+        p_rows=[[1, 5, 1, 1, 1, 1, 0, 0], [0, 1, 1, 1, 6, 1, 0, 0], [0, 0, 1, 1, 1, 1, 1, 6],
+                [0, 6, 1, 1, 1, 1, 1, 1]],
+    )
+    assert sc.record.bonus and sc.record.n_accepted == GAMMA
+    return sc
+
+
+def strings(obj) -> list[str]:
+    """Every string inside a figure's JSON (trace names, labels, texts, titles)."""
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in strings(v)]
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [s for v in obj for s in strings(v)]
+    return []
+
+
+def n_subplots(fig) -> int:
+    return sum(1 for k in fig.to_plotly_json()["layout"] if k.startswith("xaxis"))
+
+
+def assert_escaped(fig) -> None:
+    texts = strings(fig.to_plotly_json())
+    assert not any("<b>" in s for s in texts), [s for s in texts if "<b>" in s]
+    assert any("&lt;b&gt;" in s for s in texts)
+
+
+# --- figure builders -----------------------------------------------------------------------
+
+def test_draft_chart(rejected):
+    sc = rejected
+    chart = figures.draft_chart(sc)
+    assert len(chart.figure.data) == GAMMA
+    assert n_subplots(chart.figure) == GAMMA
+    assert len(chart.figure.layout.annotations) == GAMMA  # one title per drafted position
+    assert len(chart.rows) == 5 * GAMMA
+    for i, t in enumerate(sc.draft_tokens):
+        rows = [r for r in chart.rows if r["position"] == i + 1]
+        drafted = [r for r in rows if r["drafted"]]
+        assert [r["token"] for r in drafted] == [LABELS[t]]
+        assert drafted[0]["q"] == pytest.approx(sc.q_dists[i][t], abs=1e-4)
+        assert sum(r["q"] for r in rows) <= 1 + 1e-6
+    assert chart.alt and all(f"“{LABELS[t]}”" in chart.alt for t in sc.draft_tokens)
+    assert_escaped(chart.figure)
+
+
+def test_verify_chart(rejected):
+    sc = rejected
+    chart = figures.verify_chart(sc)
+    # q, p and min(p, q) per drafted position, p alone in the bonus slot
+    assert len(chart.figure.data) == 3 * GAMMA + 1
+    assert n_subplots(chart.figure) == GAMMA + 1
+    assert len(chart.rows) == 5 * (GAMMA + 1)
+    for r in chart.rows:
+        i, t = r["position"] - 1, next(k for k, v in LABELS.items() if v == r["token"])
+        assert r["p"] == pytest.approx(sc.p_dists[i][t], abs=1e-4)
+        assert r["q"] == pytest.approx(sc.q_dists[i][t] if i < GAMMA else 0.0, abs=1e-4)
+    for i in range(GAMMA):
+        beta = np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()
+        assert f"{beta:.2f}" in chart.alt
+    assert_escaped(chart.figure)
+
+
+def coin_points(chart):
+    (scatter,) = [t for t in chart.figure.data if t.type == "scatter"]
+    return list(scatter.x or ())
+
+
+def test_coin_chart_shows_every_flip(rejected):
+    sc = rejected
+    chart = figures.coin_chart(sc)
+    checks = sc.record.checks
+    # two stacked bars per checked draft, one for the unchecked one, one scatter of u values
+    assert len(chart.figure.data) == 2 * len(checks) + (GAMMA - len(checks)) + 1
+    assert coin_points(chart) == pytest.approx([c.u for c in checks])
+    assert [r["verdict"] for r in chart.rows] == ["kept", "rejected", "never checked"]
+    for r, c in zip(chart.rows, checks):
+        assert r["u"] == pytest.approx(c.u, abs=1e-4)
+        assert r["min(1, p/q)"] == pytest.approx(c.accept_prob, abs=1e-4)
+    assert checks[1].accept_prob == 0.0 and checks[0].accept_prob == 1.0
+    for c in checks:
+        assert f"u = {c.u:.2f}" in chart.alt and f"“{LABELS[c.token]}”" in chart.alt
+    assert_escaped(chart.figure)
+
+
+def test_coin_chart_reveal_zero_hides_every_u(rejected):
+    chart = figures.coin_chart(rejected, reveal=0)
+    assert coin_points(chart) == []
+    assert all(r.get("u") is None for r in chart.rows)
+    assert [r["verdict"] for r in chart.rows] == ["?", "?", "never checked"]
+    assert "u =" not in chart.alt and "None shown yet" in chart.alt
+    texts = strings(chart.figure.to_plotly_json())
+    assert not any(f"{c.u:.2f}" in s for c in rejected.record.checks for s in texts)
+
+
+def test_coin_chart_partial_reveal(rejected):
+    chart = figures.coin_chart(rejected, reveal=1)
+    first = rejected.record.checks[0]
+    assert coin_points(chart) == pytest.approx([first.u])
+    assert [r["verdict"] for r in chart.rows] == ["kept", "?", "never checked"]
+
+
+def test_correction_chart_after_a_rejection(rejected):
+    sc = rejected
+    rec = sc.record
+    chart = figures.correction_chart(sc)
+    assert n_subplots(chart.figure) == 3
+    assert len(chart.figure.data) == 4  # q, p | leftover | residual
+    row = sc.decided_row
+    assert row == 1
+    residual, z = residual_distribution(sc.p_dists[row], sc.q_dists[row])
+    assert rec.residual_mass == pytest.approx(z)
+    drawn = [r for r in chart.rows if r["drawn"]]
+    assert [r["token"] for r in drawn] == [LABELS[rec.last_token]]
+    assert residual[rec.last_token] > 0  # a correction only comes from where p > q
+    for r in chart.rows:
+        t = next(k for k, v in LABELS.items() if v == r["token"])
+        p, q = sc.p_dists[row][t], sc.q_dists[row][t]
+        assert r["max(0, p-q)"] == pytest.approx(max(0.0, p - q), abs=1e-4)
+        assert r["residual"] == pytest.approx(max(0.0, p - q) / z, abs=1e-4)
+    assert f"“{LABELS[rec.checks[-1].token]}” was rejected" in chart.alt
+    assert f"“{LABELS[rec.last_token]}”" in chart.alt and f"Z = {z:.2f}" in chart.alt
+
+
+def test_correction_chart_bonus(all_kept):
+    sc = all_kept
+    rec = sc.record
+    chart = figures.correction_chart(sc)
+    assert len(chart.figure.data) == 1 and n_subplots(chart.figure) <= 1  # one plain bar chart
+    assert sc.decided_row == GAMMA
+    drawn = [r for r in chart.rows if r["drawn"]]
+    assert [r["token"] for r in drawn] == [LABELS[rec.last_token]]
+    for r in chart.rows:
+        t = next(k for k, v in LABELS.items() if v == r["token"])
+        assert r["p"] == pytest.approx(sc.p_dists[GAMMA][t], abs=1e-4)
+    assert "bonus" in chart.alt and f"“{LABELS[rec.last_token]}”" in chart.alt
+    assert_escaped(chart.figure)  # "<b>" is p[3]'s favourite token
+
+
+def test_decomposition_chart_adds_up_to_p(rejected):
+    p, q = rejected.p_dists[1], rejected.q_dists[1]
+    tokens = list(range(V))
+    chart = figures.decomposition_chart(p, q, tokens, LABELS)
+    kept, corrected, target = chart.figure.data
+    assert len(chart.figure.data) == 3
+    np.testing.assert_allclose(np.add(kept.y, corrected.y), target.y, atol=1e-9)
+    np.testing.assert_allclose(target.y, p, atol=1e-12)
+    np.testing.assert_allclose(kept.y, np.minimum(p, q), atol=1e-12)
+    for r, t in zip(chart.rows, tokens):
+        assert r["token"] == LABELS[t]
+        assert r["kept"] + r["corrected"] == pytest.approx(r["p"], abs=2e-4)
+        assert r["sum"] == pytest.approx(p[t], abs=1e-4)
+    assert chart.alt and "equals p" in chart.alt
+    assert_escaped(chart.figure)
+
+
+def test_monte_carlo_chart(rejected):
+    p, q = rejected.p_dists[1], rejected.q_dists[1]
+    freqs = montecarlo.simulate_all(p, q, 2_000, seed=3)
+    tokens = list(range(6))
+    chart = figures.monte_carlo_chart(p, freqs, tokens, LABELS, 2_000)
+    assert len(chart.figure.data) == len(freqs) + 1
+    assert [t.name for t in chart.figure.data[:-1]] == list(montecarlo.RULES)
+    assert len(chart.rows) == len(tokens)
+    for r, t in zip(chart.rows, tokens):
+        assert r["p"] == pytest.approx(p[t], abs=1e-4)
+        for rule, f in freqs.items():
+            assert r[rule] == pytest.approx(f[t], abs=1e-4)
+    for rule, f in freqs.items():
+        assert f"{rule}: {montecarlo.total_variation(f, p):.3f}" in chart.alt
+    assert "2,000" in chart.alt
+    assert_escaped(chart.figure)
+
+
+def test_speedup_and_position_charts():
+    chart = figures.speedup_chart(0.8, 0.1, 4)
+    assert len(chart.figure.data) == 3  # tokens per pass, speed-up, your γ
+    assert [r["gamma"] for r in chart.rows] == list(range(1, 9))
+    assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
+    assert "γ =" in chart.alt
+    assert len(figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
+
+    chart = figures.position_chart((0.75, 0.5, float("nan")), (4, 2, 0))
+    assert len(chart.figure.data) == 1
+    assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, None]
+    assert "–" in chart.alt and "0.75" in chart.alt
+
+
+# --- Monte Carlo ---------------------------------------------------------------------------
+
+N_MC = 200_000  # rounds per rule; the sampling noise in TV is ~0.002 at this N and vocab
+P_MC = np.array([0.5, 0.25, 0.15, 0.1, 0.0])
+Q_MC = np.array([0.1, 0.1, 0.2, 0.3, 0.3])
+
+
+def test_accept_or_correct_reproduces_p():
+    freq = montecarlo.simulate(P_MC, Q_MC, N_MC, np.random.default_rng(0))
+    assert freq.sum() == pytest.approx(1.0)
+    assert montecarlo.total_variation(freq, P_MC) < 0.01
+    np.testing.assert_allclose(output_distribution(P_MC, Q_MC), P_MC, atol=1e-12)
+
+
+@pytest.mark.parametrize("rule, exact_tv", [
+    ("accept every draft", 0.55),  # outputs q
+    ("resample from p on reject", 0.1375),  # outputs min(p, q) + (1 - beta) p
+])
+def test_wrong_rules_miss_p(rule, exact_tv):
+    freq = montecarlo.simulate(P_MC, Q_MC, N_MC, np.random.default_rng(1), rule)
+    tv = montecarlo.total_variation(freq, P_MC)
+    assert tv > 0.05
+    assert tv == pytest.approx(exact_tv, abs=0.01)
+
+
+def test_simulate_all_is_reproducible_and_checks_the_rule():
+    a = montecarlo.simulate_all(P_MC, Q_MC, 1_000, seed=5)
+    b = montecarlo.simulate_all(P_MC, Q_MC, 1_000, seed=5)
+    assert list(a) == list(montecarlo.RULES)
+    for rule in a:
+        np.testing.assert_array_equal(a[rule], b[rule])
+    with pytest.raises(ValueError):
+        montecarlo.simulate(P_MC, Q_MC, 10, np.random.default_rng(0), "accept if you like it")
+
+
+# --- code lesson ---------------------------------------------------------------------------
+
+def test_every_anchor_is_in_the_running_source():
+    assert code_lesson.missing_anchors() == []
+    assert code_lesson.missing_anchors("def f():\n    pass\n") == list(code_lesson.ANCHORS)
+
+
+def test_annotate_marks_the_check_line_with_u(rejected):
+    rows = code_lesson.annotate(code_lesson.round_source(), rejected)
+    (note,) = [n for line, n in rows if line.strip().startswith("check = check_draft(")]
+    for c in rejected.record.checks:
+        assert f"u = {c.u:.2f}" in note
+    assert "keep" in note and "reject" in note
+    notes = {line.strip(): n for line, n in rows if n}
+    assert len(notes) == len(code_lesson.ANCHORS)
+    assert any("Z = " in n for n in notes.values())
+    text = code_lesson.annotated_source(rejected)
+    assert text.count("◀") == len(code_lesson.ANCHORS)
+    assert [line.split("    # ◀")[0] for line in text.splitlines()] == \
+        code_lesson.round_source().splitlines()
+
+
+def test_annotate_bonus_round(all_kept):
+    text = code_lesson.annotated_source(all_kept)
+    assert "not reached: every draft was kept" in text
+    assert f"bonus “{LABELS[all_kept.record.last_token]}”" in text
+
+
+# --- steps ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["rejected", "all_kept"])
+def test_all_five_takeaways_render(which, request):
+    sc = request.getfixturevalue(which)
+    assert [s.number for s in STEPS] == [1, 2, 3, 4, 5]
+    texts = [step(n).takeaway(sc) for n in range(1, 6)]
+    for text in texts:
+        assert isinstance(text, str) and len(text) > 20
+        assert "{" not in text and "nan" not in text.lower()
+    rec = sc.record
+    n = len(rec.tokens)
+    assert f"“{LABELS[sc.draft_tokens[0]]}”" in texts[0]
+    assert "10 ms" in texts[1] and "12 ms" in texts[1]  # one pass vs gamma single passes
+    assert f"produced {n} tokens" in texts[4]
+    if rec.bonus:
+        assert "All 3 guesses survived" in texts[2]
+        assert "for free" in texts[3] and f"“{LABELS[rec.last_token]}”" in texts[3]
+    else:
+        bad = rec.checks[-1]
+        assert f"“{LABELS[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
+        assert f"Z = {rec.residual_mass:.2f}" in texts[3]
+
+
+def test_step_out_of_range():
+    for bad in (0, 6, -1):
+        with pytest.raises(ValueError):
+            step(bad)
+
+
+# --- playground summary --------------------------------------------------------------------
+
+def check(position: int, accepted: bool) -> DraftCheck:
+    return DraftCheck(position, 1, 0.5, 0.5 if accepted else 0.0, 1.0 if accepted else 0.0,
+                      0.3, accepted)
+
+
+def record(outcomes: list[bool], gamma: int = 3) -> RoundRecord:
+    """A round whose checks went as `outcomes` (stopping at the first False)."""
+    checks = tuple(check(i, ok) for i, ok in enumerate(outcomes))
+    bonus = all(outcomes) and len(outcomes) == gamma
+    n_tokens = sum(outcomes) + 1
+    return RoundRecord((1,) * gamma, checks, (1,) * n_tokens, None if bonus else np.ones(1),
+                       None if bonus else 1.0, bonus)
+
+
+def test_summarize_per_position_rates():
+    rounds = [record([True, False]), record([True, True, True]), record([False]),
+              record([True, True, False])]
+    s = summarize(rounds, 3)
+    assert s.checked == (4, 3, 2)
+    assert s.by_position == pytest.approx((3 / 4, 2 / 3, 1 / 2))
+    assert s.alpha == pytest.approx(6 / 9)
+    assert s.tokens_per_round == pytest.approx((2 + 4 + 1 + 3) / 4)
+    assert s.expected_tokens_per_round == pytest.approx(expected_tokens_per_round(6 / 9, 3))
+    assert s.rounds == 4
+
+
+def test_summarize_unchecked_position_is_nan_and_empty_is_an_error():
+    s = summarize([record([False]), record([True, False])], 3)
+    assert s.checked == (2, 1, 0)
+    assert s.by_position[:2] == pytest.approx((0.5, 0.0)) and math.isnan(s.by_position[2])
+    with pytest.raises(ValueError):
+        summarize([], 3)
+
+
+# --- layering ------------------------------------------------------------------------------
+
+def imported_roots(path: Path) -> set[str]:
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            roots |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("package", ["lessons", "specdec_core"])
+def test_no_streamlit_below_the_ui(package):
+    files = sorted((ROOT / package).rglob("*.py"))
+    assert files
+    offenders = [str(f.relative_to(ROOT)) for f in files if "streamlit" in imported_roots(f)]
+    assert offenders == []
+
+
+def test_the_sampling_rule_does_not_import_torch():
+    roots = imported_roots(ROOT / "specdec_core" / "sampling.py")
+    assert "numpy" in roots
+    assert "torch" not in roots and "transformers" not in roots

