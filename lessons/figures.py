@@ -13,8 +13,10 @@ from plotly.subplots import make_subplots
 
 from specdec_core.sampling import acceptance_probability, residual_distribution
 
+from .montecarlo import grouped_distance
+
 from .style import (FONT, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
-                    token_label)
+                    token_label, visible)
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ def decomposition_chart(p, q, tokens, labels) -> Chart:
                     marker={"symbol": "line-ew", "size": 34, "line": {"width": 4, "color": P_COLOR}})
     fig = base_layout(fig, "Why it is exact: the two routes to x add up to p(x)")
     fig.update_layout(barmode="stack")
-    rows = [{"token": labels.get(int(t), f"#{t}"), "kept": round(float(kept[t]), 4),
+    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "kept": round(float(kept[t]), 4),
              "corrected": round(float(corrected[t]), 4), "sum": round(float(kept[t] + corrected[t]), 4),
              "p": round(float(p[t]), 4)} for t in tokens]
     worst = float(np.max(np.abs(kept + corrected - p)))
@@ -211,11 +213,11 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: i
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 30, "line": {"width": 4, "color": P_COLOR}})
     fig = base_layout(fig, f"{rounds:,} simulated rounds at this position: which rule reproduces p?", 380)
-    rows = [{"token": labels.get(int(t), f"#{t}"), "p": round(float(p[t]), 4),
+    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": round(float(p[t]), 4),
              **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]
-    tv = {rule: 0.5 * float(np.abs(f - p).sum()) for rule, f in freqs.items()}
-    alt = "Total-variation distance to p after {:,} rounds: ".format(rounds) + \
-        "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + "."
+    tv = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
+    alt = (f"Total-variation distance to p after {rounds:,} rounds, over the tokens shown and "
+           "everything else: " + "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + ".")
     return Chart(fig, rows, alt)
 
 

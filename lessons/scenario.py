@@ -17,6 +17,8 @@ from specdec_core.engine import propose, verify
 from specdec_core.sampling import RoundRecord, speculative_round
 from specdec_core.warping import Sampling
 
+from .style import visible
+
 WALKTHROUGH_PROMPT = "Your export failed because your"
 WALKTHROUGH_GAMMA = 4
 TOP_N = 8  # alternatives kept per position for the charts
@@ -42,7 +44,8 @@ class Scenario:
         return len(self.draft_tokens)
 
     def label(self, token: int) -> str:
-        return self.labels.get(int(token), f"#{token}")
+        """The token's text with visible whitespace, for captions, tables and takeaways."""
+        return visible(self.labels.get(int(token), f"#{token}"))
 
     def top_tokens(self, row: int, n: int = 6) -> list[int]:
         """The n tokens with the most mass under p or q at drafted position `row`."""

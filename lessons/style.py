@@ -19,7 +19,11 @@ ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from t
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 
 
+def visible(text: str) -> str:
+    """A token's text with its whitespace made visible: spaces as '␣', newlines as '↵'."""
+    return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or "∅"
+
+
 def token_label(text: str) -> str:
-    """A token's text made visible and HTML-safe: spaces as '␣', newlines as '↵'."""
-    shown = text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
-    return html.escape(shown or "∅", quote=True)
+    """A token's visible text, HTML-escaped for charts and HTML blocks."""
+    return html.escape(visible(text), quote=True)

@@ -46,9 +46,6 @@ def test_tokenizer_round_trip(pair):
     assert pair.tokenizer.eos_token_id is not None
 
 
-@pytest.mark.skipif(not NIMBUS_MINI_WEIGHTS.is_file(),
-                    reason="assets/nimbus-mini/model.safetensors is absent: the trained "
-                           "Nimbus-mini drafter is not shipped yet")
 def test_nimbus_mini_loads_and_drafts():
     mini_pair = load_pair("nimbus-mini", device="cpu")
     assert isinstance(mini_pair.drafter, NimbusMini)

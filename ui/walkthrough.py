@@ -5,10 +5,11 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import simulate_all, total_variation
+from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
 from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR
+from specdec_core.models import DEFAULT_DRAFTER
 
 from . import settings
 from .display import chip, html_block, show_chart
@@ -50,6 +51,9 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     st.markdown(f"**Step {number} of {LAST}** · {step(number).title}")
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
+    if sc.drafter != DEFAULT_DRAFTER:
+        st.caption(f"The draft model here is **{sc.drafter}**, standing in for Nimbus-mini "
+                   "(change it in the sidebar).")
 
 
 def _nav() -> None:
@@ -118,9 +122,12 @@ def _exactness(sc: Scenario) -> None:
                               "applies a rule; the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
-    cols = st.columns(len(freqs))
+    cols = st.columns(len(freqs) + 1)
     for col, (rule, f) in zip(cols, freqs.items()):
-        col.metric(f"TV distance to p: {rule}", f"{total_variation(f, p):.3f}")
+        col.metric(f"Distance to p: {rule}", f"{grouped_distance(f, p, tokens):.3f}")
+    cols[-1].metric("Chance alone (sampling p itself)", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
+                    help="Total-variation distance over the tokens shown plus 'everything else'. "
+                    "Even perfect samples of p differ from p by about this much at this many rounds.")
     n = len(sc.record.tokens)
     st.metric("This round's outcome", f"{n} token{'s' if n > 1 else ''} per target pass",
               help="Target-only decoding always gets exactly 1.")

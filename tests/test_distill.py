@@ -1,0 +1,73 @@
+"""Nimbus-mini: the shipped drafter, a tiny training run that learns, and the quality ladder."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from specdec_core.distill.corpus import build_corpus, load_corpus
+from specdec_core.distill.train import select_vocab, train
+from specdec_core.engine import generate
+from specdec_core.models import ASSETS, drafter_names, load_pair
+from specdec_core.quality import text_overlap
+
+SHIPPED = ("nimbus-mini", "nimbus-mini-early")
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_drafter_is_safetensors_and_small(name):
+    folder = ASSETS / name
+    files = {f.name for f in folder.iterdir()}
+    assert {"config.json", "model.safetensors"} <= files
+    assert all(f.endswith((".json", ".safetensors", ".md")) for f in files)
+    total = sum(f.stat().st_size for f in folder.iterdir())
+    assert total < 50 * 2**20
+    card = json.loads((folder / "config.json").read_text())
+    assert card["recipe"]["layers"] >= 1 and card["reduced_vocab"] == card["recipe"]["vocab"]
+
+
+def test_shipped_drafter_shares_the_target_tokenizer_and_vocabulary(pair):
+    mini = load_pair("nimbus-mini", device="cpu")
+    vocab_map = mini.drafter.vocab_map.numpy()
+    assert mini.drafter.config.vocab_size == pair.vocab_size
+    assert vocab_map.min() >= 0 and vocab_map.max() < pair.vocab_size
+    assert len(np.unique(vocab_map)) == len(vocab_map)
+    assert pair.tokenizer.eos_token_id in vocab_map  # the draft can propose ending a reply
+    assert mini.tokenizer.get_vocab() == pair.tokenizer.get_vocab()
+    assert mini.drafter.model.embed_tokens is mini.target.model.embed_tokens  # shared, not stored
+
+
+def test_tiny_training_run_lowers_the_loss(pair, tmp_path):
+    """A seeded miniature of the real recipe: 4 texts of 12 tokens, 1 layer, 512-token head."""
+    paths = build_corpus(pair.target, pair.tokenizer, tmp_path, shards=1, batch=4, new_tokens=12,
+                         seed=5, log=lambda *a, **k: None)
+    shards = load_corpus(paths)
+    assert shards[0]["top_p"].shape[:2] == (4, 12)
+    vocab = select_vocab(shards, 512, pair.tokenizer.eos_token_id, pair.vocab_size)
+    assert len(vocab) == 512 and pair.tokenizer.eos_token_id in vocab.tolist()
+    _, history = train(pair.target, shards, shards, layers=1, vocab=512, epochs=12, lr=3e-3,
+                       tv_weight=1.0, seed=0, rows=2, log=lambda *a, **k: None)
+    losses = [loss for _, loss, _ in history]
+    assert len(losses) == 24
+    assert np.mean(losses[-4:]) < 0.8 * np.mean(losses[:4])
+    assert history[-1][2] > history[0][2]  # the overlap with p grew
+
+
+@pytest.fixture(scope="module")
+def fixed_text(pair):
+    """A continuation the target wrote itself at temperature 1 (not in the training corpus)."""
+    prompt = "The lighthouse keeper climbed the stairs one last time and"
+    ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    out = generate(pair, prompt, 80, "target", temperature=1.0, seed=11)
+    return ids + out.token_ids, len(ids)
+
+
+def test_better_named_drafters_accept_more(fixed_text):
+    """The ladder the playground offers is real: each step up has a higher measured alpha."""
+    ids, start = fixed_text
+    alpha = {name: float(text_overlap(load_pair(name, device="cpu"), ids, start)[0].mean())
+             for name in ("early-exit-4", "nimbus-mini-early", "nimbus-mini")}
+    assert alpha["early-exit-4"] < alpha["nimbus-mini-early"] < alpha["nimbus-mini"]
+    names = drafter_names()
+    assert names.index("nimbus-mini-early") < names.index("nimbus-mini")
