@@ -157,6 +157,13 @@ def correction_chart(sc) -> Chart:
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
     residual, z = residual_distribution(p, q)
+    # the rejected draft (q > p there), then the tokens the draft under-sold most
+    rejected = rec.checks[-1]
+    under_sold = [int(t) for t in np.argsort(-leftover, kind="stable")[:5] if t != rejected.token]
+    top = [rejected.token, *under_sold[:5]]
+    if drawn not in top:
+        top[-1] = drawn
+    names = _names(top, sc.labels)
     fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q), Z = {z:.2f}",
                                                         "residual = leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
@@ -169,7 +176,6 @@ def correction_chart(sc) -> Chart:
     rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "q": round(float(q[t]), 4),
              "max(0, p-q)": round(float(leftover[t]), 4), "residual": round(float(residual[t]), 4),
              "drawn": t == drawn} for t in top]
-    rejected = rec.checks[-1]
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
            f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
            f"(residual probability {residual[drawn]:.2f}).")

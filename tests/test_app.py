@@ -27,7 +27,7 @@ from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
 from specdec_core.models import default_drafter, drafter_names  # noqa: E402
 from specdec_core.sampling import speculative_round  # noqa: E402
 from ui.display import chip, colored_text  # noqa: E402
-from ui.settings import DEFAULT_PROMPT  # noqa: E402
+from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED  # noqa: E402
 
 TIMEOUT = 300
 STEPS = 5
@@ -165,11 +165,11 @@ def test_the_seed_in_the_link_reproduces_the_draws():
 def test_roll_again_changes_the_seed():
     at = page("walkthrough", step="3")
     before = draws(at)
-    assert at.session_state["seed"] == 0 and "seed" not in at.query_params
+    assert at.session_state["seed"] == DEFAULT_SEED and "seed" not in at.query_params
     button(at, "Roll again").click().run()
     no_exception(at)
     seed = at.session_state["seed"]
-    assert seed != 0
+    assert seed != DEFAULT_SEED
     assert at.query_params["seed"] == str(seed)
     assert at.sidebar.number_input[0].value == seed
     assert step_shown(at) == 3
@@ -178,8 +178,8 @@ def test_roll_again_changes_the_seed():
 
 TAMPERED = [
     ("walkthrough", "step", "99", 1),
-    ("walkthrough", "seed", "abc", 0),
-    ("walkthrough", "seed", "-5", 0),
+    ("walkthrough", "seed", "abc", DEFAULT_SEED),
+    ("walkthrough", "seed", "-5", DEFAULT_SEED),
     ("walkthrough", "drafter", "evil", None),  # None: default_drafter(), known only at run time
     ("walkthrough", "present", "maybe", False),
     ("playground", "gamma", "-3", 4),
@@ -236,7 +236,7 @@ def test_predict_first_hides_the_coin_until_flipped():
         flips += 1
         assert at.session_state["revealed"] == flips
         verdict = "keep" if checks[flips - 1].accepted else "reject"
-        feedback = " ".join(at.success.values + at.warning.values)
+        feedback = " ".join(at.info.values + at.warning.values)
         assert f"guess was a {verdict}" in feedback
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
     assert not has_button(at, "Flip the coin") and not at.segmented_control

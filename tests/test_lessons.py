@@ -18,6 +18,7 @@ from lessons import code_lesson, figures, montecarlo  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
+from lessons.style import visible  # noqa: E402
 from specdec_core.sampling import (  # noqa: E402
     DraftCheck, RoundRecord, expected_tokens_per_round, output_distribution, residual_distribution,
     speculative_round,
@@ -28,6 +29,7 @@ V = 8
 GAMMA = 3
 # token 1 is HTML on purpose: it must come out escaped wherever a figure shows it
 LABELS = {0: " the", 1: "<b>", 2: "cat", 3: "\n", 4: " sat", 5: "&", 6: "dog", 7: " on"}
+SHOWN = {k: visible(v) for k, v in LABELS.items()}  # as text shows them: "␣the", "↵"
 
 
 def norm(w) -> np.ndarray:
@@ -104,10 +106,10 @@ def test_draft_chart(rejected):
     for i, t in enumerate(sc.draft_tokens):
         rows = [r for r in chart.rows if r["position"] == i + 1]
         drafted = [r for r in rows if r["drafted"]]
-        assert [r["token"] for r in drafted] == [LABELS[t]]
+        assert [r["token"] for r in drafted] == [SHOWN[t]]
         assert drafted[0]["q"] == pytest.approx(sc.q_dists[i][t], abs=1e-4)
         assert sum(r["q"] for r in rows) <= 1 + 1e-6
-    assert chart.alt and all(f"“{LABELS[t]}”" in chart.alt for t in sc.draft_tokens)
+    assert chart.alt and all(f"“{SHOWN[t]}”" in chart.alt for t in sc.draft_tokens)
     assert_escaped(chart.figure)
 
 
@@ -119,7 +121,7 @@ def test_verify_chart(rejected):
     assert n_subplots(chart.figure) == GAMMA + 1
     assert len(chart.rows) == 5 * (GAMMA + 1)
     for r in chart.rows:
-        i, t = r["position"] - 1, next(k for k, v in LABELS.items() if v == r["token"])
+        i, t = r["position"] - 1, next(k for k, v in SHOWN.items() if v == r["token"])
         assert r["p"] == pytest.approx(sc.p_dists[i][t], abs=1e-4)
         assert r["q"] == pytest.approx(sc.q_dists[i][t] if i < GAMMA else 0.0, abs=1e-4)
     for i in range(GAMMA):
@@ -146,7 +148,7 @@ def test_coin_chart_shows_every_flip(rejected):
         assert r["min(1, p/q)"] == pytest.approx(c.accept_prob, abs=1e-4)
     assert checks[1].accept_prob == 0.0 and checks[0].accept_prob == 1.0
     for c in checks:
-        assert f"u = {c.u:.2f}" in chart.alt and f"“{LABELS[c.token]}”" in chart.alt
+        assert f"u = {c.u:.2f}" in chart.alt and f"“{SHOWN[c.token]}”" in chart.alt
     assert_escaped(chart.figure)
 
 
@@ -178,15 +180,16 @@ def test_correction_chart_after_a_rejection(rejected):
     residual, z = residual_distribution(sc.p_dists[row], sc.q_dists[row])
     assert rec.residual_mass == pytest.approx(z)
     drawn = [r for r in chart.rows if r["drawn"]]
-    assert [r["token"] for r in drawn] == [LABELS[rec.last_token]]
+    assert [r["token"] for r in drawn] == [SHOWN[rec.last_token]]
     assert residual[rec.last_token] > 0  # a correction only comes from where p > q
     for r in chart.rows:
-        t = next(k for k, v in LABELS.items() if v == r["token"])
+        t = next(k for k, v in SHOWN.items() if v == r["token"])
         p, q = sc.p_dists[row][t], sc.q_dists[row][t]
         assert r["max(0, p-q)"] == pytest.approx(max(0.0, p - q), abs=1e-4)
         assert r["residual"] == pytest.approx(max(0.0, p - q) / z, abs=1e-4)
-    assert f"“{LABELS[rec.checks[-1].token]}” was rejected" in chart.alt
-    assert f"“{LABELS[rec.last_token]}”" in chart.alt and f"Z = {z:.2f}" in chart.alt
+    assert chart.rows[0]["token"] == SHOWN[rec.checks[-1].token]  # the rejected draft leads
+    assert f"“{SHOWN[rec.checks[-1].token]}” was rejected" in chart.alt
+    assert f"“{SHOWN[rec.last_token]}”" in chart.alt and f"Z = {z:.2f}" in chart.alt
 
 
 def test_correction_chart_bonus(all_kept):
@@ -196,11 +199,11 @@ def test_correction_chart_bonus(all_kept):
     assert len(chart.figure.data) == 1 and n_subplots(chart.figure) <= 1  # one plain bar chart
     assert sc.decided_row == GAMMA
     drawn = [r for r in chart.rows if r["drawn"]]
-    assert [r["token"] for r in drawn] == [LABELS[rec.last_token]]
+    assert [r["token"] for r in drawn] == [SHOWN[rec.last_token]]
     for r in chart.rows:
-        t = next(k for k, v in LABELS.items() if v == r["token"])
+        t = next(k for k, v in SHOWN.items() if v == r["token"])
         assert r["p"] == pytest.approx(sc.p_dists[GAMMA][t], abs=1e-4)
-    assert "bonus" in chart.alt and f"“{LABELS[rec.last_token]}”" in chart.alt
+    assert "bonus" in chart.alt and f"“{SHOWN[rec.last_token]}”" in chart.alt
     assert_escaped(chart.figure)  # "<b>" is p[3]'s favourite token
 
 
@@ -214,7 +217,7 @@ def test_decomposition_chart_adds_up_to_p(rejected):
     np.testing.assert_allclose(target.y, p, atol=1e-12)
     np.testing.assert_allclose(kept.y, np.minimum(p, q), atol=1e-12)
     for r, t in zip(chart.rows, tokens):
-        assert r["token"] == LABELS[t]
+        assert r["token"] == SHOWN[t]
         assert r["kept"] + r["corrected"] == pytest.approx(r["p"], abs=2e-4)
         assert r["sum"] == pytest.approx(p[t], abs=1e-4)
     assert chart.alt and "equals p" in chart.alt
@@ -313,7 +316,7 @@ def test_annotate_marks_the_check_line_with_u(rejected):
 def test_annotate_bonus_round(all_kept):
     text = code_lesson.annotated_source(all_kept)
     assert "not reached: every draft was kept" in text
-    assert f"bonus “{LABELS[all_kept.record.last_token]}”" in text
+    assert f"bonus “{SHOWN[all_kept.record.last_token]}”" in text
 
 
 # --- steps ---------------------------------------------------------------------------------
@@ -328,15 +331,15 @@ def test_all_five_takeaways_render(which, request):
         assert "{" not in text and "nan" not in text.lower()
     rec = sc.record
     n = len(rec.tokens)
-    assert f"“{LABELS[sc.draft_tokens[0]]}”" in texts[0]
+    assert f"“{SHOWN[sc.draft_tokens[0]]}”" in texts[0]
     assert "10 ms" in texts[1] and "12 ms" in texts[1]  # one pass vs gamma single passes
     assert f"produced {n} tokens" in texts[4]
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
-        assert "for free" in texts[3] and f"“{LABELS[rec.last_token]}”" in texts[3]
+        assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
     else:
         bad = rec.checks[-1]
-        assert f"“{LABELS[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
+        assert f"“{SHOWN[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
 
 

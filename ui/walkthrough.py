@@ -92,8 +92,11 @@ def _predict_first(sc: Scenario) -> int:
             st.rerun()
     if "last_guess" in st.session_state and shown:
         right, verdict, u = st.session_state.last_guess
-        (st.success if right else st.warning)(
-            f"{'Right' if right else 'Not this time'}: u = {u:.2f}, so the guess was a {verdict}.")
+        message = f"{'Right' if right else 'Not this time'}: u = {u:.2f}, so the guess was a {verdict}."
+        if right:  # st.info, not st.success: the green box is the step's takeaway
+            st.info(message, icon=":material/check_circle:")
+        else:
+            st.warning(message)
     return st.session_state.revealed
 
 
@@ -123,11 +126,12 @@ def _exactness(sc: Scenario) -> None:
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     cols = st.columns(len(freqs) + 1)
+    st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
     for col, (rule, f) in zip(cols, freqs.items()):
-        col.metric(f"Distance to p: {rule}", f"{grouped_distance(f, p, tokens):.3f}")
-    cols[-1].metric("Chance alone (sampling p itself)", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
-                    help="Total-variation distance over the tokens shown plus 'everything else'. "
-                    "Even perfect samples of p differ from p by about this much at this many rounds.")
+        col.metric(rule, f"{grouped_distance(f, p, tokens):.3f}")
+    cols[-1].metric("samples of p itself", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
+                    help="Chance alone: even perfect samples of p differ from p by about this much "
+                    "at this many rounds.")
     n = len(sc.record.tokens)
     st.metric("This round's outcome", f"{n} token{'s' if n > 1 else ''} per target pass",
               help="Target-only decoding always gets exactly 1.")
