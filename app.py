@@ -1,7 +1,9 @@
 """Faster, not different: an interactive lesson on speculative decoding.
 
-Run with `make run`. This file only declares the pages; each page draws the shared frame
-(sidebar, instructor mode, link checks) through `ui.frame`.
+Run with `make run`. This file only declares the pages (in views/); each page draws the shared
+frame (sidebar, instructor mode, link checks) through `ui.frame`. The folder is not called
+pages/: Streamlit would then serve a fresh server's first deep link (say /playground) from its
+older automatic page list instead of this navigation.
 """
 import pandas  # noqa: F401  (see below)
 import streamlit as st
@@ -13,14 +15,14 @@ import streamlit as st
 
 page = st.navigation({
     "Lesson": [
-        st.Page("pages/walkthrough.py", title="Walkthrough", icon=":material/explore:", default=True),
-        st.Page("pages/code.py", title="The code", icon=":material/code:", url_path="code"),
-        st.Page("pages/thread.py", title="The Nimbus thread", icon=":material/forum:", url_path="thread"),
-        st.Page("pages/so_what.py", title="So what", icon=":material/speed:", url_path="so-what"),
+        st.Page("views/walkthrough.py", title="Walkthrough", icon=":material/explore:", default=True),
+        st.Page("views/code.py", title="The code", icon=":material/code:", url_path="code"),
+        st.Page("views/thread.py", title="The Nimbus thread", icon=":material/forum:", url_path="thread"),
+        st.Page("views/so_what.py", title="So what", icon=":material/speed:", url_path="so-what"),
     ],
     "Explore": [
-        st.Page("pages/playground.py", title="Playground", icon=":material/tune:", url_path="playground"),
-        st.Page("pages/race.py", title="Race", icon=":material/sports_score:", url_path="race"),
+        st.Page("views/playground.py", title="Playground", icon=":material/tune:", url_path="playground"),
+        st.Page("views/race.py", title="Race", icon=":material/sports_score:", url_path="race"),
     ],
 })
 page.run()

@@ -124,7 +124,8 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[f"u = {c.u:.2f}" for c in flips], textposition="top center",
+                    text=[f"u = {c.u:.2f}" for c in flips],
+                    textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
                     cliponaxis=False)  # the first row's label sits above the plot area
     fig.update_layout(barmode="stack")
     fig.update_xaxes(range=[0, 1.001], title="0 … 1")
@@ -243,6 +244,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9))
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig = base_layout(fig, f"What α = {alpha:.2f} buys", 340)
+    fig.update_layout(legend={"orientation": "v", "x": 1, "xanchor": "right", "y": 1, "yanchor": "top"})
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
     best = g[int(np.argmax(speed))]
     return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "

@@ -25,11 +25,11 @@ def sweep_chart(sweep: dict) -> Chart:
     fig = go.Figure()
     fig.add_scatter(x=g, y=[r["tokens_per_pass"] for r in rows], name="tokens per target pass, measured",
                     line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=[r["tokens_per_pass_closed_form"] for r in rows], name="closed form",
+    fig.add_scatter(x=g, y=[r["tokens_per_pass_closed_form"] for r in rows], name="tokens per pass, closed form",
                     line={"color": P_COLOR, "dash": "dot"})
     fig.add_scatter(x=g, y=[r["speedup"] for r in rows], name="speed-up, measured",
                     line={"color": OVERLAP_COLOR})
-    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows], name="closed form",
+    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows], name="speed-up, closed form",
                     line={"color": OVERLAP_COLOR, "dash": "dot"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig = base_layout(fig, f"γ sweep on this machine: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "

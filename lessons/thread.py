@@ -1,6 +1,7 @@
 """A whole support reply written by the pair, kept with how each token came about."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
@@ -26,11 +27,16 @@ class Reply:
 
 
 def token_pieces(tokenizer, ids: list[int]) -> list[str]:
-    """Each token's share of the decoded text (multi-byte characters stay whole)."""
+    """Each token's share of the decoded text. A character split over several tokens is
+    given whole to the token that completes it, so the pieces join to the decoded text."""
     pieces, before = [], ""
     for i in range(len(ids)):
         text = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
-        pieces.append(text[len(before):] if text.startswith(before) else text)
+        if text.endswith("\ufffd") and i + 1 < len(ids):  # an incomplete character so far
+            pieces.append("")
+            continue
+        shared = len(os.path.commonprefix([before, text]))
+        pieces.append(text[shared:])
         before = text
     return pieces
 

@@ -34,8 +34,8 @@ STEPS = 5
 
 
 def page(name: str, run: bool = True, **params: str) -> AppTest:
-    """A fresh session on pages/<name>.py, opened with `params` as the link's query string."""
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    """A fresh session on views/<name>.py, opened with `params` as the link's query string."""
+    at = AppTest.from_file(str(ROOT / "views" / f"{name}.py"), default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run() if run else at
@@ -81,7 +81,7 @@ def test_whole_app_first_run_and_every_page():
     assert at.session_state["drafter"] == default_drafter()
     for name in ("code", "thread", "so_what", "race", "playground", "walkthrough"):
         at.query_params.clear()  # as a click in the navigation menu does
-        at.switch_page(f"pages/{name}.py").run()
+        at.switch_page(f"views/{name}.py").run()
         no_exception(at)
         assert at.title, name
         if name == "playground":  # its controls share their keys with the race's
@@ -101,7 +101,7 @@ def test_shared_settings_survive_a_page_switch():
     no_exception(at)
     for name in ("code", "so_what", "race", "walkthrough"):
         at.query_params.clear()
-        at.switch_page(f"pages/{name}.py").run()
+        at.switch_page(f"views/{name}.py").run()
         no_exception(at)
         state = {k: at.session_state[k] for k in ("seed", "drafter", "present", "predict")}
         assert state == {"seed": 77, "drafter": drafter, "present": True, "predict": True}, name

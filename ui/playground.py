@@ -58,7 +58,8 @@ def render() -> None:
     m[1].metric("Tokens per round, measured", f"{summary.tokens_per_round:.2f}")
     m[2].metric("Tokens per round, closed form", f"{summary.expected_tokens_per_round:.2f}",
                 help="(1 − α^(γ+1)) / (1 − α) at the measured α")
-    m[3].metric("Target passes", f"{result.stats.target_passes} for {result.stats.new_tokens} tokens")
+    m[3].metric(f"Target passes for {result.stats.new_tokens} tokens", result.stats.target_passes,
+                help="Nimbus-large alone would need one pass per token")
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
     left, right = st.columns(2)
     with left:
