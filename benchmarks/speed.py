@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 
-from common import write
+from common import RESULTS, write
 
 from specdec_core.bench import compare_methods
 from specdec_core.models import load_pair
@@ -35,7 +36,9 @@ def main() -> None:
                          "speedup": report.ratio("speculative", "target"),
                          "ours_vs_hf": report.ratio("speculative", "hf-assisted"),
                          "tokens_per_target_pass": t["speculative"].tokens / t["speculative"].target_passes})
-    print("wrote", write("speed.json", rows))
+    kept = [r for r in json.loads((RESULTS / "speed.json").read_text())
+            if r["drafter"] not in args.drafters] if (RESULTS / "speed.json").is_file() else []
+    print("wrote", write("speed.json", kept + rows))  # rows of drafters not measured now stay
 
 
 if __name__ == "__main__":
