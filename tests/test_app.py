@@ -342,6 +342,26 @@ def test_playground_reacts_to_gamma():
     assert positions_rows(at) == 6  # acceptance by draft position, one bar per drafted token
 
 
+def test_playground_draft_quality_slider_changes_the_drafter():
+    """The ladder is a slider on the playground: a poorer drafter keeps fewer drafts."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["temperature"] = "0"
+    at.run()
+    at.switch_page("views/playground.py").run()
+    no_exception(at)
+    (quality,) = [w for w in at.select_slider if w.key == "drafter"]
+    assert list(quality.options) == drafter_names() and not at.sidebar.selectbox
+    best = float(at.metric[0].value)
+    quality.set_value(drafter_names()[0]).run()
+    no_exception(at)
+    assert at.session_state["drafter"] == drafter_names()[0]
+    assert at.query_params["drafter"] == drafter_names()[0]
+    assert float(at.metric[0].value) < best  # measured alpha drops with the poorest drafter
+    at.switch_page("views/walkthrough.py").run()  # the choice carries over to the sidebar
+    no_exception(at)
+    assert at.sidebar.selectbox[0].value == drafter_names()[0]
+
+
 def test_race_at_temperature_zero_writes_the_same_text():
     at = page("race", temperature="0", tokens="8")
     no_exception(at)

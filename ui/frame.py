@@ -8,11 +8,11 @@ from . import settings
 from .style import apply_presentation
 
 
-def begin(title: str, caption: str = "") -> None:
+def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> None:
     problems = settings.load_shared()
     st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=":material/bolt:",
                        layout="wide")
-    settings.sidebar()
+    settings.sidebar(drafter_in_sidebar)
     apply_presentation(st.session_state.present)
     settings.show_problems(problems)
     st.title(title)

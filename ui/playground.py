@@ -7,6 +7,7 @@ from lessons import figures
 from lessons.playground import summarize
 from lessons.thread import token_pieces
 from specdec_core.engine import generate
+from specdec_core.models import drafter_names
 from specdec_core.quality import drafter_table
 
 from . import settings
@@ -25,6 +26,10 @@ def run(drafter, prompt, gamma, temperature, top_p, noise, seed):
 
 
 def controls() -> None:
+    st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
+                     drafter_names(), key="drafter",
+                     help="Each step up the ladder has a higher measured acceptance rate "
+                     "(table on the So what page)")
     c1, c2 = st.columns(2)
     c1.slider("Draft noise: blend q with the uniform distribution", 0.0, 1.0, key="noise", step=0.05,
               help="0 keeps the drafter as it is; 1 makes it guess uniformly at random")
@@ -43,8 +48,8 @@ def cost_of(drafter: str) -> float:
 
 def render() -> None:
     settings.show_problems(settings.load_playground())
-    get_pair(st.session_state.drafter)
     controls()
+    get_pair(st.session_state.drafter)
     settings.save_playground()
     prompt = st.session_state.prompt
     if not prompt.strip():

@@ -61,11 +61,13 @@ def load_shared() -> list[str]:
     return load(SHARED)
 
 
-def sidebar() -> None:
-    """Controls every page shares (values already loaded from the URL)."""
+def sidebar(drafter: bool = True) -> None:
+    """Controls every page shares (values already loaded from the URL). `drafter=False` leaves
+    the draft model out, for a page that offers it as a slider of its own."""
     with st.sidebar:
-        st.selectbox("Draft model", drafter_names(), key="drafter",
-                     help="From the poor early exit of Nimbus-large to the trained Nimbus-mini")
+        if drafter:
+            st.selectbox("Draft model", drafter_names(), key="drafter",
+                         help="From the poor early exit of Nimbus-large to the trained Nimbus-mini")
         st.number_input("Seed", 0, MAX_SEED, key="seed", step=1,
                         help="Same seed, same draws: share the link to show the same round")
         st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
