@@ -244,7 +244,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9))
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig = base_layout(fig, f"What α = {alpha:.2f} buys", 340)
-    fig.update_layout(legend={"orientation": "v", "x": 1, "xanchor": "right", "y": 1, "yanchor": "top"})
+    fig.update_layout(legend={"orientation": "v", "x": 0.01, "xanchor": "left", "y": 0.02, "yanchor": "bottom"})
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
     best = g[int(np.argmax(speed))]
     return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "
