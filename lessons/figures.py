@@ -237,14 +237,15 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9))
     speed = [expected_speedup(alpha, k, cost) for k in g]
     fig = go.Figure()
     fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=speed, name=f"speed-up (draft step = {cost:.2f} target steps)",
+    fig.add_scatter(x=g, y=speed, name="speed-up",
                     line={"color": OVERLAP_COLOR, "dash": "dash"})
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[speed[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig = base_layout(fig, f"What α = {alpha:.2f} buys", 340)
-    fig.update_layout(legend={"orientation": "v", "x": 0.01, "xanchor": "left", "y": 0.02, "yanchor": "bottom"})
+    fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 340)
+    fig.update_layout(legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+                      margin={"t": 110})  # legend between the title and the curves, on neither
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
     best = g[int(np.argmax(speed))]
     return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "
