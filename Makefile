@@ -52,9 +52,9 @@ bench: setup
 classroom: setup browser
 	$(PY) benchmarks/classroom.py --students 30
 
-# retrain Nimbus-mini from nothing (generates its corpus with the target; about an hour on 2 cores)
+# retrain Nimbus-mini from nothing (the target writes its corpus; about 95 minutes on 2 cores)
 drafter: setup
-	$(PY) -m specdec_core.distill all --shards 40
+	$(PY) -m specdec_core.distill all
 
 clean:
 	rm -rf $(VENV) .models

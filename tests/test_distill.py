@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from specdec_core.distill.corpus import build_corpus, load_corpus
+from specdec_core.distill.corpus import GREEDY_AFTER, build_corpus, load_corpus, shard_mode
 from specdec_core.distill.train import select_vocab, train
 from specdec_core.engine import generate
 from specdec_core.models import ASSETS, drafter_names, load_pair
@@ -52,6 +52,29 @@ def test_tiny_training_run_lowers_the_loss(pair, tmp_path):
     assert len(losses) == 24
     assert np.mean(losses[-4:]) < 0.8 * np.mean(losses[:4])
     assert history[-1][2] > history[0][2]  # the overlap with p grew
+
+
+def test_greedy_shards_follow_the_argmax_after_a_sampled_start(pair, tmp_path):
+    """In a greedy shard every token after the sampled start is the target's most likely one;
+    in a sampled shard some are not (12 tokens x 4 texts at temperature 1)."""
+    assert [shard_mode(i, 3) for i in range(6)] == ["sample", "sample", "greedy"] * 2
+    quiet = {"log": lambda *a, **k: None}
+    greedy, sampled = (load_corpus(build_corpus(pair.target, pair.tokenizer, tmp_path / name, 1, 4,
+                                                GREEDY_AFTER + 12, seed=7, greedy_every=every,
+                                                **quiet))[0]
+                       for name, every in (("greedy", 1), ("sample", 0)))
+
+    def argmax_share(shard):
+        hits = []
+        for row, start, top_ids, top_p in zip(shard["tokens"], shard["start"], shard["top_ids"],
+                                              shard["top_p"]):
+            live = top_p[:, 0] > 0
+            written = row[start:start + len(live)][live]
+            hits.append(written[GREEDY_AFTER:] == top_ids[live][GREEDY_AFTER:, 0])
+        return np.concatenate(hits)
+
+    assert argmax_share(greedy).all()
+    assert not argmax_share(sampled).all()
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,15 @@
 """Reproduce Nimbus-mini from nothing: python -m specdec_core.distill [corpus|train|all].
 
-1. corpus: Nimbus-large writes 40 x 64 continuations (128 tokens, temperature 1) of seeded
-   prompts, half of them support questions in the Nimbus style and half openings of general
-   prose, and keeps its own top-128 probabilities at every generated position (data/distill/,
-   about 22 minutes on 2 cores). Two more shards with other seeds are held out for validation.
+1. corpus: Nimbus-large writes 80 x 64 continuations (128 tokens) of seeded prompts: chat
+   support questions in the Nimbus style, openings of general prose and plain-text requests.
+   Two shards in three are sampled at temperature 1; every third is sampled for 8 tokens and
+   then greedy, the regime of greedy decoding. At every generated position it keeps its own
+   top-128 probabilities (data/distill/, about 65 minutes on 2 cores). Two more sampled shards
+   with other seeds are held out for validation.
 2. train: a 2-layer student of the target's width, initialised from the target's first two
    layers and from its output rows for the 8,192 tokens with the most target probability mass,
-   trained 3 epochs on soft cross-entropy + (1 - overlap) against those distributions (about
-   9 minutes). Checkpoints: assets/nimbus-mini-early (4% of the steps), assets/nimbus-mini.
+   trained 4 epochs on soft cross-entropy + (1 - overlap) against those distributions (about
+   27 minutes). Checkpoints: assets/nimbus-mini-early (4% of the steps), assets/nimbus-mini.
 
 Everything is seeded (--seed); runs with the same thread count give the same weights.
 """
@@ -29,13 +31,15 @@ def parse_args(argv=None):
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "distill")
     ap.add_argument("--out", type=Path, default=ASSETS / "nimbus-mini")
     ap.add_argument("--early-out", type=Path, default=ASSETS / "nimbus-mini-early")
-    ap.add_argument("--shards", type=int, default=40, help="training shards of --batch texts")
+    ap.add_argument("--shards", type=int, default=80, help="training shards of --batch texts")
+    ap.add_argument("--greedy-every", type=int, default=3,
+                    help="every n-th training shard is written greedily after a sampled start")
     ap.add_argument("--val-shards", type=int, default=2)
     ap.add_argument("--batch", type=int, default=64, help="texts generated together")
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--vocab", type=int, default=8192, help="size of the reduced head")
-    ap.add_argument("--epochs", type=float, default=3.0)
+    ap.add_argument("--epochs", type=float, default=4.0)
     ap.add_argument("--lr", type=float, default=1.5e-3)
     ap.add_argument("--tv-weight", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
@@ -51,7 +55,7 @@ def main(argv=None) -> None:
     target, tokenizer = load_target("cpu")
     begin = time.time()
     train_paths = build_corpus(target, tokenizer, args.data / "train", args.shards, args.batch,
-                               args.new_tokens, seed=args.seed + 1)
+                               args.new_tokens, seed=args.seed + 1, greedy_every=args.greedy_every)
     val_paths = build_corpus(target, tokenizer, args.data / "val", args.val_shards, args.batch,
                              args.new_tokens, seed=args.seed + 1_000)
     print(f"corpus ready in {time.time() - begin:.0f}s", flush=True)

@@ -1,5 +1,6 @@
-"""Seeded prompts for the distillation corpus: support questions in the Nimbus style and
-openings of general prose. The target writes the continuations; nothing is downloaded."""
+"""Seeded prompts for the distillation corpus: support questions in the Nimbus style, openings
+of general prose, and plain-text requests built from a task and a topic. The target writes the
+continuations; nothing is downloaded."""
 from __future__ import annotations
 
 import numpy as np
@@ -39,6 +40,22 @@ _OPENINGS = [
 ]
 
 
+_TASKS = [
+    "Write a few lines about", "Explain in simple terms", "Give three tips on",
+    "An introduction to", "Five facts about", "Summarise the main idea of",
+    "Here is a checklist for", "Describe a common mistake with", "Why people care about",
+    "Write a friendly reply to a customer asking about", "The pros and cons of",
+    "A step-by-step plan for",
+]
+_TOPICS = [
+    "saving money", "learning to code", "time zones", "backing up photos", "remote work",
+    "healthy sleep", "writing a CV", "the water cycle", "password managers", "public speaking",
+    "moving house", "electric cars", "spreadsheets", "team meetings", "late deliveries",
+    "shared calendars", "cloud storage", "refunds", "keyboard shortcuts", "growing tomatoes",
+    "the solar system", "version control", "customer feedback", "travelling on a budget",
+]
+
+
 def support_messages(rng: np.random.Generator) -> list[dict]:
     problem = _PROBLEMS[rng.integers(len(_PROBLEMS))]
     ask = _ASKS[rng.integers(len(_ASKS))]
@@ -46,15 +63,22 @@ def support_messages(rng: np.random.Generator) -> list[dict]:
     return [{"role": "system", "content": SUPPORT_SYSTEM}, {"role": "user", "content": text}]
 
 
+def request(rng: np.random.Generator) -> str:
+    return f"{_TASKS[rng.integers(len(_TASKS))]} {_TOPICS[rng.integers(len(_TOPICS))]}:"
+
+
 def make_prompts(tokenizer, count: int, seed: int) -> list[list[int]]:
-    """`count` prompts as token id lists: half chat-formatted support questions, half openings."""
+    """`count` prompts as token id lists, in turn a chat-formatted support question, an opening
+    of prose and a plain-text request."""
     rng = np.random.default_rng(seed)
     prompts = []
     for i in range(count):
-        if i % 2 == 0:
+        if i % 3 == 0:
             text = tokenizer.apply_chat_template(support_messages(rng), tokenize=False,
                                                  add_generation_prompt=True)
-        else:
+        elif i % 3 == 1:
             text = _OPENINGS[rng.integers(len(_OPENINGS))]
+        else:
+            text = request(rng)
         prompts.append(tokenizer(text, add_special_tokens=False)["input_ids"])
     return prompts

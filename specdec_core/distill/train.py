@@ -120,7 +120,8 @@ def train_and_save(target, tokenizer, train_paths, val_paths, args) -> None:
     train_shards, val_shards = load_corpus(train_paths), load_corpus(val_paths)
     tokens = int(sum((s["top_p"][..., 0] > 0).sum() for s in train_shards))
     recipe = {"layers": args.layers, "vocab": args.vocab, "epochs": args.epochs, "lr": args.lr,
-              "tv_weight": args.tv_weight, "seed": args.seed, "train_tokens": tokens,
+              "tv_weight": args.tv_weight, "seed": args.seed, "shards": args.shards,
+              "greedy_every": args.greedy_every, "train_tokens": tokens,
               "train_texts": int(sum(len(s["start"]) for s in train_shards))}
 
     def save(model, tag, metrics):
