@@ -94,3 +94,16 @@ def test_better_named_drafters_accept_more(fixed_text):
     assert alpha["early-exit-4"] < alpha["nimbus-mini-early"] < alpha["nimbus-mini"]
     names = drafter_names()
     assert names.index("nimbus-mini-early") < names.index("nimbus-mini")
+
+
+def test_default_walkthrough_round_shows_every_part_of_the_rule():
+    """The walkthrough's default link, drafted by the shipped Nimbus-mini, keeps a guess with
+    p >= q, keeps one by the coin (p < q), and ends on a rejection and a correction."""
+    from lessons.scenario import build_scenario
+    from ui.settings import DEFAULT_SEED
+
+    sc = build_scenario(load_pair("nimbus-mini", device="cpu"), seed=DEFAULT_SEED)
+    kept = sc.draft_tokens[:sc.record.n_accepted]
+    p_at_least_q = [sc.p_dists[i][t] >= sc.q_dists[i][t] for i, t in enumerate(kept)]
+    assert any(p_at_least_q) and not all(p_at_least_q)
+    assert not sc.record.bonus and sc.record.tokens[-1] != sc.draft_tokens[sc.record.n_accepted]

@@ -9,8 +9,8 @@ from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_par
                         show_problems, text_param)
 
 MAX_PROMPT_CHARS = 400
-# a round that shows every part of the rule: three drafts kept (one because p >= q), the fourth
-# rejected and corrected ("Your export failed because your file was not found")
+# a round that shows every part of the rule with Nimbus-mini: two drafts kept (one because
+# p >= q), the third rejected and corrected ("Your export failed because your account was locked")
 DEFAULT_SEED = 16
 DEFAULT_PROMPT = "Your export failed because your"
 
