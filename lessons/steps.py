@@ -43,7 +43,8 @@ def _accept_takeaway(sc: Scenario) -> str:
     if rec.bonus:
         return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are locked in."
     bad = rec.checks[-1]
-    return (f"{rec.n_accepted} guess(es) locked in. {_q(sc, bad.token)} was rejected "
+    kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
+    return (f"{kept} locked in. {_q(sc, bad.token)} was rejected "
             f"(u = {bad.u:.2f} ≥ min(1, p/q) = {bad.accept_prob:.2f}), so everything after it "
             "is thrown away unseen.")
 

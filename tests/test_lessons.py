@@ -340,6 +340,7 @@ def test_all_five_takeaways_render(which, request):
     else:
         bad = rec.checks[-1]
         assert f"“{SHOWN[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
+        assert texts[2].startswith("1 guess is locked in.")  # one kept, in plain English
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
 
 

@@ -58,26 +58,20 @@ def top_k(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @torch.inference_mode()
-def write(model, prompts: list[list[int]], new_tokens: int, seed: int, mode: str, pad: int):
-    """`model` continues every prompt; returns (ids, mask, generated, raw logits)."""
+def generate_batch(target, prompts: list[list[int]], new_tokens: int, seed: int,
+                   mode: str = "sample", pad: int = 0):
+    """The target continues every prompt and keeps its top-K at every generated position:
+    (generated (B, G), top_ids (B, G, K), top_p (B, G, K))."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     torch.manual_seed(seed)  # generate() draws from torch's global generator
     ids, mask = left_padded(prompts, pad)
     processors = LogitsProcessorList([ArgmaxAfter(ids.shape[1], GREEDY_AFTER)] if mode == "greedy" else [])
-    out = model.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=1.0,
+    out = target.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=1.0,
                           top_k=0, top_p=1.0, max_new_tokens=new_tokens, output_logits=True,
                           return_dict_in_generate=True, pad_token_id=pad,
                           logits_processor=processors)
-    return ids, mask, out.sequences[:, ids.shape[1]:], torch.stack(out.logits, 1)
-
-
-def generate_batch(target, prompts, new_tokens: int, seed: int, mode: str = "sample",
-                   pad: int = 0):
-    """Continuations written by the target with its top-K at every generated position:
-    (generated (B, G), top_ids (B, G, K), top_p (B, G, K))."""
-    ids, mask, gen, logits = write(target, prompts, new_tokens, seed, mode, pad)
-    return (gen, *top_k(logits))
+    return (out.sequences[:, ids.shape[1]:], *top_k(torch.stack(out.logits, 1)))
 
 
 def pack_rows(prompts, gen, top_ids, top_p, eos_id: int) -> dict[str, np.ndarray]:
