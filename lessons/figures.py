@@ -126,9 +126,9 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
                     text=[f"u = {c.u:.2f}" for c in flips],
                     textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
-                    cliponaxis=False)  # the first row's label sits above the plot area
+                    textfont={"color": U_COLOR, "size": 14}, cliponaxis=False)  # the first row's label sits above the plot area
     fig.update_layout(barmode="stack")
-    fig.update_xaxes(range=[0, 1.001], title="0 … 1")
+    fig.update_xaxes(range=[0, 1.001], title="probability: the line min(1, p/q) and the flip u")
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack", legend={"y": -0.3})  # below the axis title, not on it
