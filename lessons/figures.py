@@ -14,7 +14,6 @@ from plotly.subplots import make_subplots
 from specdec_core.sampling import acceptance_probability, residual_distribution
 
 from .montecarlo import grouped_distance
-
 from .style import (FONT, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
                     token_label, visible)
 
@@ -126,7 +125,8 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
                     text=[f"u = {c.u:.2f}" for c in flips],
                     textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
-                    textfont={"color": U_COLOR, "size": 14}, cliponaxis=False)  # the first row's label sits above the plot area
+                    textfont={"color": U_COLOR, "size": 14},
+                    cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
     fig.update_layout(barmode="stack")
     fig.update_xaxes(range=[0, 1.001], title="probability: the line min(1, p/q) and the flip u")
     fig.update_yaxes(autorange="reversed")
@@ -137,17 +137,20 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
 
 
+def _with(tokens: list[int], token: int) -> list[int]:
+    """`tokens`, with the last one swapped for `token` if it is missing."""
+    return tokens if token in tokens else [*tokens[:-1], token]
+
+
 def correction_chart(sc) -> Chart:
     """Step 4: the leftover max(0, p - q), its normaliser Z, and the token drawn from it;
     or, when every draft was kept, the bonus token drawn from p."""
     rec, row = sc.record, sc.decided_row
     drawn = rec.last_token
-    top = sc.top_tokens(row, 6)
-    if drawn not in top:
-        top[-1] = drawn
-    names = _names(top, sc.labels)
     p = sc.p_dists[row]
     if rec.bonus:
+        top = _with(sc.top_tokens(row, 6), drawn)
+        names = _names(top, sc.labels)
         fig = go.Figure(go.Bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)",
                                marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top],
                                             "width": 3}))
@@ -161,9 +164,7 @@ def correction_chart(sc) -> Chart:
     # the rejected draft (q > p there), then the tokens the draft under-sold most
     rejected = rec.checks[-1]
     under_sold = [int(t) for t in np.argsort(-leftover, kind="stable")[:5] if t != rejected.token]
-    top = [rejected.token, *under_sold[:5]]
-    if drawn not in top:
-        top[-1] = drawn
+    top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
     fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q), Z = {z:.2f}",
                                                         "residual = leftover / Z"])
