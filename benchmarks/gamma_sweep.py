@@ -1,5 +1,7 @@
 """Gamma 1..8: measured tokens per target pass and speed-up, next to the closed forms
-(1 - alpha^(gamma+1)) / (1 - alpha) and that divided by (gamma c + 1).
+(1 - alpha^(gamma+1)) / (1 - alpha) and that divided by (gamma c + 1), and divided by
+(gamma c + v) where v is the measured cost of the target's pass over gamma + 1 positions in
+single steps (v = 1 is the ideal the plain closed form assumes).
 
     .venv/bin/python benchmarks/gamma_sweep.py [--drafter nimbus-mini] [--temperature 1.0]
 """
@@ -12,7 +14,7 @@ from common import RESULTS, heldout_texts, write
 
 from specdec_core.bench import compare_methods
 from specdec_core.models import load_pair
-from specdec_core.quality import measure
+from specdec_core.quality import measure, verify_cost
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
 
 
@@ -26,18 +28,23 @@ def main() -> None:
     quality = measure(pair, heldout_texts(pair))
     alpha, cost = quality.alpha, quality.cost_ratio
     print(f"alpha {alpha:.3f}, cost ratio {cost:.3f}")
-    print(f"{'γ':>3}{'tok/pass':>10}{'closed':>8}{'speed-up':>10}{'closed':>8}")
+    print(f"{'γ':>3}{'tok/pass':>10}{'closed':>8}{'verify':>8}{'speed-up':>10}{'closed':>8}{'with v':>8}")
+    context = heldout_texts(pair)[0][0][:64]
     rows = []
     for gamma in range(1, 9):
+        v = verify_cost(pair, context, gamma + 1)
         report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1, reference=False)
         spec = report.totals["speculative"]
         row = {"gamma": gamma, "tokens_per_pass": spec.tokens / spec.target_passes,
                "tokens_per_pass_closed_form": expected_tokens_per_round(alpha, gamma),
                "speedup": report.ratio("speculative", "target"),
-               "speedup_closed_form": expected_speedup(alpha, gamma, cost)}
+               "speedup_closed_form": expected_speedup(alpha, gamma, cost),
+               "verify_cost": v,
+               "speedup_closed_form_measured_verify": expected_speedup(alpha, gamma, cost, v)}
         rows.append(row)
         print(f"{gamma:>3}{row['tokens_per_pass']:>10.2f}{row['tokens_per_pass_closed_form']:>8.2f}"
-              f"{row['speedup']:>10.2f}{row['speedup_closed_form']:>8.2f}", flush=True)
+              f"{v:>8.2f}{row['speedup']:>10.2f}{row['speedup_closed_form']:>8.2f}"
+              f"{row['speedup_closed_form_measured_verify']:>8.2f}", flush=True)
     write("gamma_sweep.json", {"drafter": args.drafter, "temperature": args.temperature,
                                "alpha": alpha, "cost_ratio": cost, "rows": rows})
     fig = go.Figure()
@@ -45,7 +52,9 @@ def main() -> None:
     for key, name, dash in [("tokens_per_pass", "tokens per pass, measured", None),
                             ("tokens_per_pass_closed_form", "tokens per pass, closed form", "dot"),
                             ("speedup", "speed-up, measured", None),
-                            ("speedup_closed_form", "speed-up, closed form", "dot")]:
+                            ("speedup_closed_form", "speed-up, closed form", "dot"),
+                            ("speedup_closed_form_measured_verify",
+                             "speed-up, closed form with measured verify cost", "dash")]:
         fig.add_scatter(x=g, y=[r[key] for r in rows], name=name, line={"dash": dash})
     fig.update_layout(title=f"γ sweep, {args.drafter}, T={args.temperature}, α={alpha:.2f}, c={cost:.2f}",
                       xaxis_title="γ")

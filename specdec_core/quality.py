@@ -2,7 +2,8 @@
 
 alpha = mean over positions of sum_x min(p(x), q(x)) at temperature 1: the chance a draft
 token survives. Cost c = time of one draft step / time of one target step, timed side by
-side. With both, the closed forms give the expected tokens per target pass and speed-up.
+side. With both, the closed forms give the expected tokens per target pass and speed-up; the
+speed-up also uses the measured cost of verifying gamma + 1 positions in one target pass.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class DrafterQuality:
     greedy_agreement: float  # P(argmax q == argmax p)
     cost_ratio: float  # one draft step / one target step
     best_gamma: int
-    expected_speedup: float  # at best_gamma, from the closed form
+    expected_speedup: float  # at best_gamma, from the closed form with measured verify costs
     positions: int  # positions the figures were measured on
 
 
@@ -60,8 +61,33 @@ def step_cost(pair, context: list[int], repeats: int = 20) -> float:
     return float(np.median(times["d"]) / np.median(times["t"]))
 
 
-def best_gamma(alpha: float, cost: float, gammas=range(1, 9)) -> tuple[int, float]:
-    speeds = {g: expected_speedup(alpha, g, cost) for g in gammas}
+@torch.inference_mode()
+def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> float:
+    """Time of one target pass over `positions` new tokens over a pass over one, after the same
+    cached context, timed alternately. 1.0 means verifying a whole draft is as cheap as one
+    step; on a CPU the extra positions are not free."""
+    if not 1 <= positions < len(context):
+        raise ValueError(f"positions must lie in [1, {len(context) - 1}]; got {positions}")
+    cache = DynamicCache()
+    keep = len(context) - positions
+    pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
+    runs = {positions: torch.tensor([context[keep:]], device=pair.device),
+            1: torch.tensor([context[keep:keep + 1]], device=pair.device)}
+    times = {n: [] for n in runs}
+    for _ in range(repeats):
+        for n, ids in runs.items():
+            begin = time.perf_counter()
+            pair.target_logits(ids, cache)
+            times[n].append(time.perf_counter() - begin)
+            crop(cache, keep)
+    return float(np.median(times[positions]) / np.median(times[1]))
+
+
+def best_gamma(alpha: float, cost: float, verify: dict[int, float] | None = None,
+               gammas=range(1, 9)) -> tuple[int, float]:
+    """The gamma with the highest expected speed-up; `verify` maps gamma to the measured cost
+    of verifying it (1 for every gamma when not given)."""
+    speeds = {g: expected_speedup(alpha, g, cost, (verify or {}).get(g, 1.0)) for g in gammas}
     g = max(speeds, key=speeds.get)
     return g, speeds[g]
 
@@ -71,8 +97,10 @@ def measure(pair, texts: list[tuple[list[int], int]], greedy=None) -> DrafterQua
     is measured on `greedy` (the target's own greedy continuations) when given, else on texts."""
     beta = np.concatenate([text_overlap(pair, ids, start)[0] for ids, start in texts])
     agreement = np.concatenate([text_overlap(pair, ids, start)[1] for ids, start in greedy or texts])
-    cost = step_cost(pair, texts[0][0][:64])
-    g, speed = best_gamma(float(beta.mean()), cost)
+    context = texts[0][0][:64]
+    cost = step_cost(pair, context)
+    verify = {g: verify_cost(pair, context, g + 1) for g in range(1, 9)}
+    g, speed = best_gamma(float(beta.mean()), cost, verify)
     return DrafterQuality(pair.drafter_name, float(beta.mean()), float(agreement.mean()), cost, g,
                           speed, int(len(beta)))
 

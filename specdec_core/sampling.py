@@ -211,11 +211,15 @@ def expected_tokens_per_round(alpha: float, gamma: int) -> float:
     return float(np.sum(float(alpha) ** np.arange(gamma + 1)))
 
 
-def expected_speedup(alpha: float, gamma: int, cost_ratio: float) -> float:
-    """Expected wall-clock speed-up when a draft step costs `cost_ratio` target steps."""
+def expected_speedup(alpha: float, gamma: int, cost_ratio: float, verify_cost: float = 1.0) -> float:
+    """Expected wall-clock speed-up when a draft step costs `cost_ratio` target steps and the
+    target's pass over gamma + 1 positions costs `verify_cost` single steps (1 in the ideal
+    case where that pass is bound by reading the weights, as on a GPU)."""
     if not cost_ratio >= 0:
         raise ValueError(f"cost_ratio must be >= 0; got {cost_ratio}")
-    return expected_tokens_per_round(alpha, gamma) / (gamma * cost_ratio + 1.0)
+    if not verify_cost > 0:
+        raise ValueError(f"verify_cost must be > 0; got {verify_cost}")
+    return expected_tokens_per_round(alpha, gamma) / (gamma * cost_ratio + verify_cost)
 
 
 def round_length_distribution(alpha: float, gamma: int) -> np.ndarray:

@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import ui.models  # noqa: E402
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
 from specdec_core.models import default_drafter, drafter_names  # noqa: E402
+from specdec_core.quality import drafter_table  # noqa: E402
 from specdec_core.sampling import speculative_round  # noqa: E402
 from ui.display import chip, colored_text  # noqa: E402
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED  # noqa: E402
@@ -370,6 +371,18 @@ def test_race_at_temperature_zero_writes_the_same_text():
     no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Same text?"] == "yes"
+
+
+def test_race_points_to_the_measured_best_gamma():
+    """The drafter table's best γ is suggested when the race runs at another γ, and only then."""
+    best = {r.drafter: r.best_gamma for r in drafter_table()}[default_drafter()]
+    other = 8 if best != 8 else 1
+    hint = f"pays off most at γ = {best}"
+    at = page("race", gamma=str(other))
+    no_exception(at)
+    assert any(hint in c.value for c in at.caption)
+    at = page("race", gamma=str(best))
+    assert not any(hint in c.value for c in at.caption)
 
 
 HOSTILE = "<b>bold</b><script>alert(1)</script>"

@@ -12,6 +12,7 @@ import streamlit as st
 
 from lessons.thread import token_pieces
 from specdec_core.engine import stream
+from specdec_core.quality import drafter_table
 
 from . import settings
 from .display import colored_text, html_block, origin_legend
@@ -63,6 +64,10 @@ def render() -> None:
     c3.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
     c4.slider("Tokens", 8, 160, key="tokens", step=8)
     settings.save_race()
+    best = {r.drafter: r.best_gamma for r in drafter_table()}.get(st.session_state.drafter)
+    if best and best != st.session_state.gamma:
+        st.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
+                   "the pass that checks the drafts costs more as γ grows.")
     if not st.session_state.prompt.strip():
         st.info("Type a prompt to race on.")
         return

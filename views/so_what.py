@@ -1,6 +1,7 @@
 import streamlit as st
 
 from lessons.speed_story import load, sweep_chart
+from specdec_core.models import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
 from ui.display import show_chart
@@ -9,6 +10,7 @@ frame.begin("So what", "Speculative decoding buys speed with cheap extra compute
             "loosening what the big model may say. These numbers were measured on this machine.")
 speed = load("speed.json")
 if speed:
+    speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r["gamma"], r["temperature"]))
     st.subheader("Speed, measured side by side in one run")
     st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "Nimbus-large alone, tok/s": round(r["target_tokens_per_s"], 1),
@@ -30,6 +32,12 @@ if table:
 sweep = load("gamma_sweep.json")
 if sweep:
     show_chart(sweep_chart(sweep), "sweep")
+    verify = {r["gamma"]: r["verify_cost"] for r in sweep["rows"] if "verify_cost" in r}
+    if 4 in verify:
+        st.caption(f"On this machine one Nimbus-large pass over 5 positions (γ = 4) costs "
+                   f"{verify[4]:.2f} passes over one. The plain closed form assumes 1: true when "
+                   "reading the weights dominates, as on a GPU, less so on a small CPU, where the "
+                   "best γ is therefore smaller.")
 if not (speed or table or sweep):
     st.info("No measurements yet: run `make bench` to fill this page.")
 st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "

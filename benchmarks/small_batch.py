@@ -1,0 +1,62 @@
+"""Nimbus-large passes with the library's nn.Linear product against the small-batch product
+(specdec_core/small_batch.py), side by side: the same cached context, 1 to 9 new positions,
+the two kernels timed alternately.
+
+    .venv/bin/python benchmarks/small_batch.py [--repeats 15]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+from common import write
+from torch import nn
+from transformers import DynamicCache
+
+from specdec_core.engine import crop
+from specdec_core.models import load_pair
+from specdec_core.small_batch import SmallBatchLinear
+
+CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
+           "so the file could not be written to the shared folder before the deadline.")
+
+
+def set_kernel(model: nn.Module, small: bool) -> None:
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            module.__class__ = SmallBatchLinear if small else nn.Linear
+
+
+@torch.inference_mode()
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=15)
+    args = ap.parse_args()
+    pair = load_pair("nimbus-mini")
+    ids = pair.tokenizer(CONTEXT, add_special_tokens=False)["input_ids"]
+    keep = len(ids) - 9
+    cache = DynamicCache()
+    pair.target_logits(torch.tensor([ids[:keep]]), cache)
+    rows = []
+    print(f"{'positions':>9}{'library ms':>12}{'small-batch ms':>16}{'speed-up':>10}")
+    for n in (1, 2, 3, 5, 9):
+        new = torch.tensor([ids[keep:keep + n]])
+        times = {True: [], False: []}
+        for _ in range(args.repeats):
+            for small in (False, True):
+                set_kernel(pair.target, small)
+                begin = time.perf_counter()
+                pair.target_logits(new, cache)
+                times[small].append(time.perf_counter() - begin)
+                crop(cache, keep)
+        lib, fast = (float(np.median(times[k])) * 1e3 for k in (False, True))
+        rows.append({"positions": n, "library_ms": lib, "small_batch_ms": fast, "speedup": lib / fast})
+        print(f"{n:>9}{lib:>12.1f}{fast:>16.1f}{lib / fast:>9.2f}x", flush=True)
+    set_kernel(pair.target, True)
+    print("wrote", write("small_batch.json", {"threads": torch.get_num_threads(), "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

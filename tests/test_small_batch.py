@@ -1,0 +1,85 @@
+"""The small-batch matrix product: the same numbers as nn.Linear, used by every loaded model,
+and the verify-cost side of the speed model that it changes."""
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from specdec_core.quality import best_gamma, verify_cost
+from specdec_core.sampling import expected_speedup
+from specdec_core.small_batch import SMALL_ROWS, SmallBatchLinear, use_small_batch_kernels
+
+
+def linear_pair(bias: bool, seed: int = 0) -> tuple[nn.Linear, SmallBatchLinear]:
+    torch.manual_seed(seed)
+    plain = nn.Linear(96, 160, bias=bias)
+    fast = use_small_batch_kernels(nn.Sequential(nn.Linear(96, 160, bias=bias)))[0]
+    fast.load_state_dict(plain.state_dict())
+    return plain, fast
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("shape", [(1, 96), (1, 1, 96), (1, 2, 96), (1, 5, 96), (2, 4, 96),
+                                   (1, SMALL_ROWS + 1, 96), (3, 40, 96)])
+def test_same_product_as_nn_linear(shape, bias):
+    """Within float32 rounding of nn.Linear for every row count, on both sides of the switch."""
+    plain, fast = linear_pair(bias)
+    x = torch.randn(*shape)
+    want, got = plain(x), fast(x)
+    assert got.shape == want.shape and got.is_contiguous()
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_transposed_input_gives_the_same_product():
+    """Activations can arrive column-major (a transposed view); the result must not change."""
+    plain, fast = linear_pair(True)
+    x = torch.randn(96, 3).t()[None]  # (1, 3, 96), not contiguous
+    torch.testing.assert_close(fast(x), plain(x), rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_match_nn_linear():
+    plain, fast = linear_pair(True, seed=1)
+    x = torch.randn(1, 3, 96)
+    (plain(x) ** 2).sum().backward()
+    (fast(x) ** 2).sum().backward()
+    torch.testing.assert_close(fast.weight.grad, plain.weight.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(fast.bias.grad, plain.bias.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_switch_touches_only_plain_linear_layers():
+    class Custom(nn.Linear):
+        pass
+
+    model = nn.Sequential(nn.Linear(4, 4), Custom(4, 4), nn.LayerNorm(4))
+    assert use_small_batch_kernels(model) is model
+    assert [type(m) for m in model] == [SmallBatchLinear, Custom, nn.LayerNorm]
+
+
+def test_loaded_models_use_the_small_batch_product(pair):
+    for model in (pair.target, pair.drafter):
+        linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+        assert linears and all(type(m) is SmallBatchLinear for m in linears)
+
+
+def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):
+    context = pair.tokenizer("Your export failed because your account was locked",
+                             add_special_tokens=False)["input_ids"]
+    assert verify_cost(pair, context, 1, repeats=3) == pytest.approx(1.0, rel=0.6)
+    assert 0.2 < verify_cost(pair, context, 5, repeats=3) < 20
+    with pytest.raises(ValueError, match="positions must lie in"):
+        verify_cost(pair, context, len(context))
+
+
+def test_expected_speedup_divides_by_the_verify_cost():
+    """alpha 0.8, gamma 4, c 0.05, verify 1.5: 3.3616 / (0.2 + 1.5)."""
+    assert expected_speedup(0.8, 4, 0.05, 1.5) == pytest.approx(3.3616 / 1.7, rel=1e-12)
+    with pytest.raises(ValueError, match="verify_cost must be > 0"):
+        expected_speedup(0.8, 4, 0.05, 0.0)
+
+
+def test_costly_verification_moves_the_best_gamma_down():
+    free, _ = best_gamma(0.8, 0.05)
+    costly, speed = best_gamma(0.8, 0.05, {g: 1.0 + 0.4 * g for g in range(1, 9)})
+    assert free >= 4 and costly < free
+    assert speed == pytest.approx(expected_speedup(0.8, costly, 0.05, 1.0 + 0.4 * costly))
