@@ -229,28 +229,40 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: i
     return Chart(fig, rows, alt)
 
 
-def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9)) -> Chart:
-    """Expected tokens per target pass and expected speed-up against gamma."""
+def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
+                  verify: dict[int, float] | None = None) -> Chart:
+    """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
+    measured cost of checking gamma drafts, in single target steps) also the speed-up this
+    machine can expect, since there the checking pass is not free."""
     from specdec_core.sampling import expected_speedup, expected_tokens_per_round
 
     g = list(gammas)
     tokens = [expected_tokens_per_round(alpha, k) for k in g]
     speed = [expected_speedup(alpha, k, cost) for k in g]
+    here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \
+        all(k in verify for k in g) else None
     fig = go.Figure()
     fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=speed, name="speed-up",
+    fig.add_scatter(x=g, y=speed, name="speed-up if checking were free",
                     line={"color": OVERLAP_COLOR, "dash": "dash"})
+    if here:
+        fig.add_scatter(x=g, y=here, name="speed-up on this machine", line={"color": OVERLAP_COLOR})
+    shown = here or speed
     if gamma_now in g:
-        fig.add_scatter(x=[gamma_now], y=[speed[g.index(gamma_now)]], mode="markers", name="your γ",
+        fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 340)
-    fig.update_layout(legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
-                      margin={"t": 110})  # legend between the title and the curves, on neither
-    rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)} for k, a, b in zip(g, tokens, speed)]
-    best = g[int(np.argmax(speed))]
-    return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up peaks at γ = {best} "
-                            f"({max(speed):.2f}x).")
+    fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
+    fig.update_layout(legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"})  # below the axis title
+    rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)}
+            for k, a, b in zip(g, tokens, speed)]
+    if here:
+        for row, h, k in zip(rows, here, g):
+            row.update({"verify cost": round(verify[k], 3), "speed-up on this machine": round(h, 3)})
+    best = g[int(np.argmax(shown))]
+    where = "on this machine " if here else ""
+    return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up {where}peaks at γ = {best} "
+                            f"({max(shown):.2f}x).")
 
 
 def position_chart(by_position, checked) -> Chart:

@@ -19,6 +19,13 @@ def load(name: str):
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def verify_costs() -> dict[int, float]:
+    """Measured cost of the target pass that checks gamma drafts, in single steps, by gamma
+    (from benchmarks/gamma_sweep.py; empty before it has run)."""
+    sweep = load("gamma_sweep.json") or {"rows": []}
+    return {r["gamma"]: r["verify_cost"] for r in sweep["rows"] if "verify_cost" in r}
+
+
 def sweep_chart(sweep: dict) -> Chart:
     rows = sweep["rows"]
     g = [r["gamma"] for r in rows]

@@ -20,8 +20,8 @@ from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
 from lessons.style import visible  # noqa: E402
 from specdec_core.sampling import (  # noqa: E402
-    DraftCheck, RoundRecord, expected_tokens_per_round, output_distribution, residual_distribution,
-    speculative_round,
+    DraftCheck, RoundRecord, expected_speedup, expected_tokens_per_round, output_distribution,
+    residual_distribution, speculative_round,
 )
 from specdec_core.warping import Sampling  # noqa: E402
 
@@ -249,6 +249,17 @@ def test_speedup_and_position_charts():
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
     assert len(figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
+
+    # a checking pass that costs more as γ grows moves the peak to a smaller γ
+    verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
+    chart = figures.speedup_chart(0.8, 0.1, 4, verify=verify)
+    assert [t.name for t in chart.figure.data][-2:] == ["speed-up on this machine", "your γ"]
+    here = [r["speed-up on this machine"] for r in chart.rows]
+    assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
+    assert chart.figure.data[-1].y[0] == pytest.approx(here[3], abs=1e-3)
+    best_here = 1 + int(np.argmax(here))
+    assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
+    assert f"on this machine peaks at γ = {best_here}" in chart.alt
 
     chart = figures.position_chart((0.75, 0.5, float("nan")), (4, 2, 0))
     assert len(chart.figure.data) == 1
