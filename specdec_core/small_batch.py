@@ -4,13 +4,13 @@ Every decoding pass multiplies each weight matrix W (out, in) by a handful of ro
 for a target step or a draft step, gamma + 1 rows for a verification. nn.Linear computes
 x @ W^T, and for so few rows PyTorch's CPU BLAS takes slow paths (a matrix-vector product
 for one row). The same product written as W @ x^T streams the weights through the
-matrix-matrix kernel instead, which reads memory far faster. Measured on this 2-core CPU
-(benchmarks/small_batch.py), a whole Nimbus-large step over one new token went from about
-56 ms to 27 ms and a verification of five from 70 ms to 54 ms. The arithmetic is the same
-product; only the summation order inside the kernel differs.
+matrix-matrix kernel instead, which reads memory far faster. Measured on a 2-core CPU
+(benchmarks/small_batch.py), a whole Nimbus-large pass over one new token went from 52 ms to
+28 ms, over two from 89 ms to 31 ms and over five from 78 ms to 52 ms. The arithmetic is the
+same product; only the summation order inside the kernel differs.
 
-Above SMALL_ROWS rows (prompts, training batches) the library's own kernel is already the
-better one and is used unchanged; so it is on GPUs.
+Above SMALL_ROWS rows (prompts, training batches) the library's own kernel is as fast or
+faster and is used unchanged, as it is on GPUs.
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ class SmallBatchLinear(nn.Linear):
     """nn.Linear with the weight-streaming product for at most SMALL_ROWS rows on a CPU."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        rows = x.reshape(-1, x.shape[-1]).contiguous()  # (n, in), row-major: the kernel needs it
-        n = rows.shape[0]
+        n = x.numel() // x.shape[-1]
         if n > SMALL_ROWS or x.device.type != "cpu":
             return super().forward(x)
+        rows = x.reshape(n, x.shape[-1]).contiguous()  # (n, in), row-major: the kernel needs it
         if n == 1:  # one column would fall back to the slow matrix-vector kernel
             rows = torch.cat([rows, rows])
         out = torch.mm(self.weight, rows.t()).t()[:n].contiguous()  # (n, out)
