@@ -9,17 +9,18 @@ from __future__ import annotations
 from common import greedy_texts, heldout_texts
 
 from specdec_core.models import drafter_names, load_pair
-from specdec_core.quality import QUALITY_FILE, measure, save_table
+from specdec_core.quality import QUALITY_FILE, measure, save_table, verify_costs
 
 
 def main() -> None:
     rows = []
     base = load_pair(drafter_names()[0])
     texts, greedy = heldout_texts(base), greedy_texts(base)
+    verify = verify_costs(base, texts[0][0][:64])  # the target's alone: the same for every drafter
     print(f"{'drafter':<20}{'alpha':>7}{'greedy agree':>14}{'cost':>7}{'best γ':>8}{'exp. speed-up':>15}")
     for name in drafter_names():
         pair = load_pair(name)
-        q = measure(pair, texts, greedy)
+        q = measure(pair, texts, greedy, verify)
         rows.append(q)
         print(f"{q.drafter:<20}{q.alpha:>7.3f}{q.greedy_agreement:>14.3f}{q.cost_ratio:>7.3f}"
               f"{q.best_gamma:>8}{q.expected_speedup:>15.2f}", flush=True)

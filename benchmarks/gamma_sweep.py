@@ -14,7 +14,7 @@ from common import RESULTS, heldout_texts, write
 
 from specdec_core.bench import compare_methods
 from specdec_core.models import load_pair
-from specdec_core.quality import measure, verify_cost
+from specdec_core.quality import measure, verify_costs
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
 
 
@@ -25,14 +25,15 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=96)
     args = ap.parse_args()
     pair = load_pair(args.drafter)
-    quality = measure(pair, heldout_texts(pair))
+    texts = heldout_texts(pair)
+    verify = verify_costs(pair, texts[0][0][:64])
+    quality = measure(pair, texts, verify=verify)
     alpha, cost = quality.alpha, quality.cost_ratio
     print(f"alpha {alpha:.3f}, cost ratio {cost:.3f}")
     print(f"{'γ':>3}{'tok/pass':>10}{'closed':>8}{'verify':>8}{'speed-up':>10}{'closed':>8}{'with v':>8}")
-    context = heldout_texts(pair)[0][0][:64]
     rows = []
     for gamma in range(1, 9):
-        v = verify_cost(pair, context, gamma + 1)
+        v = verify[gamma]
         report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1, reference=False)
         spec = report.totals["speculative"]
         row = {"gamma": gamma, "tokens_per_pass": spec.tokens / spec.target_passes,

@@ -7,9 +7,6 @@ the two kernels timed alternately.
 from __future__ import annotations
 
 import argparse
-import time
-
-import numpy as np
 import torch
 from common import write
 from torch import nn
@@ -17,6 +14,7 @@ from transformers import DynamicCache
 
 from specdec_core.engine import crop
 from specdec_core.models import load_pair
+from specdec_core.quality import alternate_medians
 from specdec_core.small_batch import SmallBatchLinear
 
 CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
@@ -43,15 +41,14 @@ def main() -> None:
     print(f"{'positions':>9}{'library ms':>12}{'small-batch ms':>16}{'speed-up':>10}")
     for n in (1, 2, 3, 5, 9):
         new = torch.tensor([ids[keep:keep + n]])
-        times = {True: [], False: []}
-        for _ in range(args.repeats):
-            for small in (False, True):
-                set_kernel(pair.target, small)
-                begin = time.perf_counter()
-                pair.target_logits(new, cache)
-                times[small].append(time.perf_counter() - begin)
-                crop(cache, keep)
-        lib, fast = (float(np.median(times[k])) * 1e3 for k in (False, True))
+
+        def run(small: bool):
+            set_kernel(pair.target, small)
+            pair.target_logits(new, cache)
+            crop(cache, keep)
+
+        medians = alternate_medians({k: (lambda k=k: run(k)) for k in (False, True)}, args.repeats)
+        lib, fast = medians[False] * 1e3, medians[True] * 1e3
         rows.append({"positions": n, "library_ms": lib, "small_batch_ms": fast, "speedup": lib / fast})
         print(f"{n:>9}{lib:>12.1f}{fast:>16.1f}{lib / fast:>9.2f}x", flush=True)
     set_kernel(pair.target, True)

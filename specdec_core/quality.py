@@ -41,46 +41,59 @@ def text_overlap(pair, token_ids: list[int], start: int = 1) -> tuple[np.ndarray
     return overlap(p, q), (p.argmax(-1) == q.argmax(-1))
 
 
+def alternate_medians(calls: dict, repeats: int) -> dict:
+    """Median seconds of each call, the calls run in turn `repeats` times so that machine
+    noise hits all of them alike."""
+    times = {key: [] for key in calls}
+    for _ in range(repeats):
+        for key, call in calls.items():
+            begin = time.perf_counter()
+            call()
+            times[key].append(time.perf_counter() - begin)
+    return {key: float(np.median(t)) for key, t in times.items()}
+
+
+def _pass(fn, ids: torch.Tensor, cache: DynamicCache, keep: int):
+    """A call that runs one pass over `ids` after a cached context, then rolls the cache back."""
+    def call():
+        fn(ids, cache)
+        crop(cache, keep)
+    return call
+
+
 @torch.inference_mode()
 def step_cost(pair, context: list[int], repeats: int = 20) -> float:
-    """Time of one draft step over one target step, one new position after a cached context,
-    timed alternately so that machine noise hits both alike."""
-    caches = {"t": DynamicCache(), "d": DynamicCache()}
+    """Time of one draft step over one target step, one new position after a cached context."""
     ids = torch.tensor([context[:-1]], device=pair.device)
-    pair.target_logits(ids, caches["t"])
-    pair.drafter_logits(ids, caches["d"])
     last = torch.tensor([context[-1:]], device=pair.device)
-    keep = len(context) - 1
-    times = {"t": [], "d": []}
-    for _ in range(repeats):
-        for key, fn in (("t", pair.target_logits), ("d", pair.drafter_logits)):
-            begin = time.perf_counter()
-            fn(last, caches[key])
-            times[key].append(time.perf_counter() - begin)
-            crop(caches[key], keep)
-    return float(np.median(times["d"]) / np.median(times["t"]))
+    calls = {}
+    for key, fn in (("t", pair.target_logits), ("d", pair.drafter_logits)):
+        cache = DynamicCache()
+        fn(ids, cache)
+        calls[key] = _pass(fn, last, cache, len(context) - 1)
+    medians = alternate_medians(calls, repeats)
+    return medians["d"] / medians["t"]
 
 
 @torch.inference_mode()
 def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> float:
     """Time of one target pass over `positions` new tokens over a pass over one, after the same
-    cached context, timed alternately. 1.0 means verifying a whole draft is as cheap as one
-    step; on a CPU the extra positions are not free."""
+    cached context. 1.0 means verifying a whole draft is as cheap as one step; on a CPU the
+    extra positions are not free."""
     if not 1 <= positions < len(context):
         raise ValueError(f"positions must lie in [1, {len(context) - 1}]; got {positions}")
     cache = DynamicCache()
     keep = len(context) - positions
     pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
-    runs = {positions: torch.tensor([context[keep:]], device=pair.device),
-            1: torch.tensor([context[keep:keep + 1]], device=pair.device)}
-    times = {n: [] for n in runs}
-    for _ in range(repeats):
-        for n, ids in runs.items():
-            begin = time.perf_counter()
-            pair.target_logits(ids, cache)
-            times[n].append(time.perf_counter() - begin)
-            crop(cache, keep)
-    return float(np.median(times[positions]) / np.median(times[1]))
+    calls = {n: _pass(pair.target_logits, torch.tensor([context[keep:keep + n]], device=pair.device),
+                      cache, keep) for n in (positions, 1)}
+    medians = alternate_medians(calls, repeats)
+    return medians[positions] / medians[1]
+
+
+def verify_costs(pair, context: list[int], gammas=range(1, 9)) -> dict[int, float]:
+    """verify_cost for checking each gamma drafts (gamma + 1 positions), by gamma."""
+    return {g: verify_cost(pair, context, g + 1) for g in gammas}
 
 
 def best_gamma(alpha: float, cost: float, verify: dict[int, float] | None = None,
@@ -92,14 +105,16 @@ def best_gamma(alpha: float, cost: float, verify: dict[int, float] | None = None
     return g, speeds[g]
 
 
-def measure(pair, texts: list[tuple[list[int], int]], greedy=None) -> DrafterQuality:
+def measure(pair, texts: list[tuple[list[int], int]], greedy=None,
+            verify: dict[int, float] | None = None) -> DrafterQuality:
     """texts: (token_ids, start) pairs; positions from `start` on are scored. Greedy agreement
-    is measured on `greedy` (the target's own greedy continuations) when given, else on texts."""
+    is measured on `greedy` (the target's own greedy continuations) when given, else on texts.
+    `verify` (from verify_costs) is measured on the first text when not given."""
     beta = np.concatenate([text_overlap(pair, ids, start)[0] for ids, start in texts])
     agreement = np.concatenate([text_overlap(pair, ids, start)[1] for ids, start in greedy or texts])
     context = texts[0][0][:64]
     cost = step_cost(pair, context)
-    verify = {g: verify_cost(pair, context, g + 1) for g in range(1, 9)}
+    verify = verify or verify_costs(pair, context)
     g, speed = best_gamma(float(beta.mean()), cost, verify)
     return DrafterQuality(pair.drafter_name, float(beta.mean()), float(agreement.mean()), cost, g,
                           speed, int(len(beta)))

@@ -5,8 +5,8 @@ for a target step or a draft step, gamma + 1 rows for a verification. nn.Linear 
 x @ W^T, and for so few rows PyTorch's CPU BLAS takes slow paths (a matrix-vector product
 for one row). The same product written as W @ x^T streams the weights through the
 matrix-matrix kernel instead, which reads memory far faster. Measured on a 2-core CPU
-(benchmarks/small_batch.py), a whole Nimbus-large pass over one new token went from 52 ms to
-28 ms, over two from 89 ms to 31 ms and over five from 78 ms to 52 ms. The arithmetic is the
+(benchmarks/small_batch.py), a whole Nimbus-large pass over one new token went from 53 ms to
+29 ms, over two from 85 ms to 30 ms and over five from 69 ms to 47 ms. The arithmetic is the
 same product; only the summation order inside the kernel differs.
 
 Above SMALL_ROWS rows (prompts, training batches) the library's own kernel is as fast or
