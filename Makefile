@@ -44,7 +44,7 @@ bench: setup
 	$(PY) benchmarks/drafters.py
 	$(PY) benchmarks/speed.py
 	$(PY) benchmarks/gamma_sweep.py
-	$(PY) benchmarks/small_batch.py
+	$(PY) benchmarks/cpu_linear.py
 	$(PY) benchmarks/cold_start.py
 	$(PY) benchmarks/app_latency.py
 	$(PY) benchmarks/first_page.py

@@ -20,7 +20,7 @@ import torch
 from safetensors import SafetensorError
 
 from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
-from .small_batch import use_small_batch_kernels
+from .cpu_linear import use_cpu_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
@@ -108,7 +108,7 @@ def load_target(device: str = "cpu"):
             tokenizer = AutoTokenizer.from_pretrained(dest)
             model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                          use_safetensors=True)
-            return use_small_batch_kernels(model.to(device).eval()), tokenizer
+            return use_cpu_kernels(model.to(device).eval()), tokenizer
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:
             if attempt:  # the copy is derived data: rebuild it once, then give up
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
@@ -123,14 +123,14 @@ def load_drafter(name: str, target):
     name = validate_drafter_name(name)
     match = _EARLY_EXIT.match(name)
     if match:
-        return use_small_batch_kernels(EarlyExitDrafter(target, int(match.group(1))).eval())
+        return use_cpu_kernels(EarlyExitDrafter(target, int(match.group(1))).eval())
     folder = ASSETS / name
     if not (folder / DRAFTER_WEIGHTS).is_file() or not (folder / DRAFTER_CONFIG).is_file():
         raise ModelFileError(f"The drafter {name} is missing from {folder}. Restore it with: "
                              f"git checkout -- assets/{name}  (or retrain: "
                              "python -m specdec_core.distill)")
     try:
-        return use_small_batch_kernels(load_nimbus_mini(folder, target))
+        return use_cpu_kernels(load_nimbus_mini(folder, target))
     except Exception as err:
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
                              f"git checkout -- assets/{name}") from err

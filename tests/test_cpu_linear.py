@@ -1,32 +1,38 @@
-"""The small-batch matrix product: the same numbers as nn.Linear, used by every loaded model,
-and the verify-cost side of the speed model that it changes."""
+"""The CPU matrix products: the same numbers as nn.Linear on every path, used by every loaded
+model, and the verify-cost side of the speed model that they change."""
 from __future__ import annotations
+
+import copy
 
 import pytest
 import torch
 from torch import nn
 
+from specdec_core.cpu_linear import ONEDNN, STREAM_ROWS, CPULinear, use_cpu_kernels
 from specdec_core.quality import best_gamma, verify_cost
 from specdec_core.sampling import expected_speedup
-from specdec_core.small_batch import SMALL_ROWS, SmallBatchLinear, use_small_batch_kernels
+
+ROW_SHAPES = [(1, 96), (1, 1, 96), (1, 2, 96), (1, 3, 96), (1, 5, 96), (2, 4, 96), (1, 9, 96),
+              (3, 40, 96)]
 
 
-def linear_pair(bias: bool, seed: int = 0) -> tuple[nn.Linear, SmallBatchLinear]:
+def linear_pair(bias: bool, seed: int = 0) -> tuple[nn.Linear, CPULinear]:
     torch.manual_seed(seed)
     plain = nn.Linear(96, 160, bias=bias)
-    fast = use_small_batch_kernels(nn.Sequential(nn.Linear(96, 160, bias=bias)))[0]
+    fast = use_cpu_kernels(nn.Sequential(nn.Linear(96, 160, bias=bias)))[0]
     fast.load_state_dict(plain.state_dict())
     return plain, fast
 
 
+@pytest.mark.parametrize("grad", [False, True], ids=["inference", "with-grad"])
 @pytest.mark.parametrize("bias", [False, True])
-@pytest.mark.parametrize("shape", [(1, 96), (1, 1, 96), (1, 2, 96), (1, 5, 96), (2, 4, 96),
-                                   (1, SMALL_ROWS + 1, 96), (3, 40, 96)])
-def test_same_product_as_nn_linear(shape, bias):
-    """Within float32 rounding of nn.Linear for every row count, on both sides of the switch."""
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+def test_same_product_as_nn_linear(shape, bias, grad):
+    """Within float32 rounding of nn.Linear for every row count, on every path."""
     plain, fast = linear_pair(bias)
     x = torch.randn(*shape)
-    want, got = plain(x), fast(x)
+    with torch.set_grad_enabled(grad):
+        want, got = plain(x), fast(x)
     assert got.shape == want.shape and got.is_contiguous()
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
 
@@ -34,13 +40,35 @@ def test_same_product_as_nn_linear(shape, bias):
 def test_transposed_input_gives_the_same_product():
     """Activations can arrive column-major (a transposed view); the result must not change."""
     plain, fast = linear_pair(True)
-    x = torch.randn(96, 3).t()[None]  # (1, 3, 96), not contiguous
-    torch.testing.assert_close(fast(x), plain(x), rtol=1e-5, atol=1e-5)
+    for rows in (2, 3, 7):
+        x = torch.randn(96, rows).t()[None]  # (1, rows, 96), not contiguous
+        with torch.no_grad():
+            torch.testing.assert_close(fast(x), plain(x), rtol=1e-5, atol=1e-5)
 
 
-def test_gradients_match_nn_linear():
+@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_packed_weight_is_used_and_follows_weight_changes():
+    """Above STREAM_ROWS rows without gradients the packed copy serves the product; changing
+    the weight in place packs it again, so the product never uses stale weights."""
+    plain, fast = linear_pair(False)
+    x = torch.randn(STREAM_ROWS + 3, 96)
+    with torch.no_grad():
+        fast(x)
+        first = fast.__dict__["_packed_weight"][1]
+        fast.weight.mul_(-2.0)
+        plain.weight.mul_(-2.0)
+        torch.testing.assert_close(fast(x), plain(x), rtol=1e-5, atol=1e-5)
+    assert fast.__dict__["_packed_weight"][1] is not first
+    twin = copy.deepcopy(fast)  # the packed copy stays behind and is rebuilt on use
+    assert "_packed_weight" not in twin.__dict__
+    with torch.no_grad():
+        torch.testing.assert_close(twin(x), plain(x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [1, STREAM_ROWS, STREAM_ROWS + 2])
+def test_gradients_match_nn_linear(rows):
     plain, fast = linear_pair(True, seed=1)
-    x = torch.randn(1, 3, 96)
+    x = torch.randn(1, rows, 96)
     (plain(x) ** 2).sum().backward()
     (fast(x) ** 2).sum().backward()
     torch.testing.assert_close(fast.weight.grad, plain.weight.grad, rtol=1e-4, atol=1e-5)
@@ -52,14 +80,14 @@ def test_switch_touches_only_plain_linear_layers():
         pass
 
     model = nn.Sequential(nn.Linear(4, 4), Custom(4, 4), nn.LayerNorm(4))
-    assert use_small_batch_kernels(model) is model
-    assert [type(m) for m in model] == [SmallBatchLinear, Custom, nn.LayerNorm]
+    assert use_cpu_kernels(model) is model
+    assert [type(m) for m in model] == [CPULinear, Custom, nn.LayerNorm]
 
 
-def test_loaded_models_use_the_small_batch_product(pair):
+def test_loaded_models_use_the_cpu_products(pair):
     for model in (pair.target, pair.drafter):
         linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
-        assert linears and all(type(m) is SmallBatchLinear for m in linears)
+        assert linears and all(type(m) is CPULinear for m in linears)
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):

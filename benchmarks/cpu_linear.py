@@ -1,0 +1,63 @@
+"""Nimbus-large passes with the library's nn.Linear product against the CPU products of
+specdec_core/cpu_linear.py, side by side: the same cached context, 1 to 9 new positions (a
+step, verifications of 1 to 8 drafted tokens) and a 30-token prefill, the two kernels timed
+alternately.
+
+    .venv/bin/python benchmarks/cpu_linear.py [--repeats 15]
+"""
+from __future__ import annotations
+
+import argparse
+import torch
+from common import write
+from torch import nn
+from transformers import DynamicCache
+
+from specdec_core.engine import crop
+from specdec_core.models import load_pair
+from specdec_core.quality import alternate_medians
+from specdec_core.cpu_linear import CPULinear
+
+CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
+           "so the file could not be written to the shared folder before the deadline. Please "
+           "sign in again, check that the folder still exists and that you may write to it, and "
+           "then start the export once more from the same page.")
+PREFILL = 30
+
+
+def set_kernel(model: nn.Module, fast: bool) -> None:
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            module.__class__ = CPULinear if fast else nn.Linear
+
+
+@torch.inference_mode()
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=15)
+    args = ap.parse_args()
+    pair = load_pair("nimbus-mini")
+    ids = pair.tokenizer(CONTEXT, add_special_tokens=False)["input_ids"]
+    keep = len(ids) - PREFILL
+    cache = DynamicCache()
+    pair.target_logits(torch.tensor([ids[:keep]]), cache)
+    rows = []
+    print(f"{'positions':>9}{'library ms':>12}{'ours ms':>10}{'speed-up':>10}")
+    for n in (1, 2, 3, 5, 9, PREFILL):
+        new = torch.tensor([ids[keep:keep + n]])
+
+        def run(fast: bool):
+            set_kernel(pair.target, fast)
+            pair.target_logits(new, cache)
+            crop(cache, keep)
+
+        medians = alternate_medians({k: (lambda k=k: run(k)) for k in (False, True)}, args.repeats)
+        lib, fast = medians[False] * 1e3, medians[True] * 1e3
+        rows.append({"positions": n, "library_ms": lib, "ours_ms": fast, "speedup": lib / fast})
+        print(f"{n:>9}{lib:>12.1f}{fast:>10.1f}{lib / fast:>9.2f}x", flush=True)
+    set_kernel(pair.target, True)
+    print("wrote", write("cpu_linear.json", {"threads": torch.get_num_threads(), "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()
