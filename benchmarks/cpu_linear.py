@@ -10,25 +10,18 @@ from __future__ import annotations
 import argparse
 import torch
 from common import write
-from torch import nn
 from transformers import DynamicCache
 
+from specdec_core.cpu_linear import use_cpu_kernels
 from specdec_core.engine import crop
 from specdec_core.models import load_pair
 from specdec_core.quality import alternate_medians
-from specdec_core.cpu_linear import CPULinear
 
 CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
            "so the file could not be written to the shared folder before the deadline. Please "
            "sign in again, check that the folder still exists and that you may write to it, and "
            "then start the export once more from the same page.")
 PREFILL = 30
-
-
-def set_kernel(model: nn.Module, fast: bool) -> None:
-    for module in model.modules():
-        if isinstance(module, nn.Linear):
-            module.__class__ = CPULinear if fast else nn.Linear
 
 
 @torch.inference_mode()
@@ -47,7 +40,7 @@ def main() -> None:
         new = torch.tensor([ids[keep:keep + n]])
 
         def run(fast: bool):
-            set_kernel(pair.target, fast)
+            use_cpu_kernels(pair.target, fast)
             pair.target_logits(new, cache)
             crop(cache, keep)
 
@@ -55,7 +48,7 @@ def main() -> None:
         lib, fast = medians[False] * 1e3, medians[True] * 1e3
         rows.append({"positions": n, "library_ms": lib, "ours_ms": fast, "speedup": lib / fast})
         print(f"{n:>9}{lib:>12.1f}{fast:>10.1f}{lib / fast:>9.2f}x", flush=True)
-    set_kernel(pair.target, True)
+    use_cpu_kernels(pair.target)
     print("wrote", write("cpu_linear.json", {"threads": torch.get_num_threads(), "rows": rows}))
 
 

@@ -21,10 +21,13 @@ order inside the kernels differs.
 """
 from __future__ import annotations
 
+import threading
+
 import torch
 from torch import nn
 
 STREAM_ROWS = 2  # up to this many rows: W @ x^T; above: the packed oneDNN product
+_PACKING = threading.Lock()  # sessions of one app share the models: pack each weight once
 
 
 def _onednn_available() -> bool:
@@ -75,17 +78,22 @@ class CPULinear(nn.Linear):
             key = (weight.data_ptr(), None)
         cached = self.__dict__.get("_packed_weight")
         if cached is None or cached[0] != key:
-            packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), 8)
-            self.__dict__["_packed_weight"] = cached = (key, packed)
+            with _PACKING:
+                cached = self.__dict__.get("_packed_weight")
+                if cached is None or cached[0] != key:
+                    packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), 8)
+                    self.__dict__["_packed_weight"] = cached = (key, packed)
         return cached[1]
 
     def __getstate__(self):  # a copy packs its own weight when it first needs it
         return {k: v for k, v in super().__getstate__().items() if k != "_packed_weight"}
 
 
-def use_cpu_kernels(model: nn.Module) -> nn.Module:
-    """Switch every plain nn.Linear inside `model` to CPULinear, in place."""
+def use_cpu_kernels(model: nn.Module, enabled: bool = True) -> nn.Module:
+    """Switch every plain nn.Linear inside `model` to CPULinear, in place (or back to nn.Linear
+    with enabled=False)."""
+    before, after = (nn.Linear, CPULinear) if enabled else (CPULinear, nn.Linear)
     for module in model.modules():
-        if type(module) is nn.Linear:
-            module.__class__ = CPULinear
+        if type(module) is before:
+            module.__class__ = after
     return model
