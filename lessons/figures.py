@@ -42,15 +42,22 @@ def _names(tokens, labels) -> list[str]:
 
 def draft_chart(sc) -> Chart:
     """Step 1: what Nimbus-mini considered at each position, and what it picked."""
-    fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=0.06,
+    tops = []
+    for i, chosen in enumerate(sc.draft_tokens):
+        top = [int(t) for t in np.argsort(-sc.q_dists[i], kind="stable")[:5]]
+        if chosen not in top:
+            top[-1] = chosen
+        tops.append(top)
+    longest = max(len(name) for top in tops for name in _names(top, sc.labels))
+    # each panel's token names sit in the gap to its left: room for them, while the gaps leave
+    # the bars at least half the width
+    gap = min(max(0.06, 0.012 * longest), 0.15, 0.5 / max(1, sc.gamma - 1))
+    fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=gap,
                         subplot_titles=[f"{i + 1}: “{token_label(sc.label(t))}”"
                                         for i, t in enumerate(sc.draft_tokens)])
     rows = []
-    for i, chosen in enumerate(sc.draft_tokens):
+    for i, (chosen, top) in enumerate(zip(sc.draft_tokens, tops)):
         q = sc.q_dists[i]
-        top = [int(t) for t in np.argsort(-q, kind="stable")[:5]]
-        if chosen not in top:
-            top[-1] = chosen
         names = _names(top, sc.labels)
         fig.add_bar(x=[q[t] for t in top], y=names, orientation="h", row=1, col=i + 1,
                     marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],

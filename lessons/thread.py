@@ -23,7 +23,12 @@ class Reply:
     pieces: tuple[tuple[str, str], ...]  # (text, origin) per generated token
     target_passes: int
     new_tokens: int
-    acceptance_rate: float
+    kept: int  # drafts the target accepted
+    checked: int  # drafts the target flipped a coin for (drafts after a rejection never are)
+
+    @property
+    def alpha(self) -> float:
+        return self.kept / self.checked if self.checked else 0.0
 
 
 def token_pieces(tokenizer, ids: list[int]) -> list[str]:
@@ -53,5 +58,6 @@ def write_reply(pair, question: str, seed: int, gamma: int = 4) -> Reply:
     result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
                       REPLY_TEMPERATURE, seed=seed)
     pieces = token_pieces(pair.tokenizer, result.token_ids)
+    kept = result.origins.count("accepted")
     return Reply(question, tuple(zip(pieces, result.origins)), result.stats.target_passes,
-                 result.stats.new_tokens, result.stats.acceptance_rate)
+                 result.stats.new_tokens, kept, kept + result.origins.count("correction"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lessons.thread import token_pieces
+from lessons.thread import token_pieces, write_reply
 
 
 @pytest.mark.parametrize("text", ["Hello 😀 world", "ünïcödé 漢字 ok", "plain text", "<b>&amp;</b>"])
@@ -13,3 +13,15 @@ def test_pieces_join_to_the_text_without_replacement_characters(pair, text):
     assert len(pieces) == len(ids)
     assert "".join(pieces) == text
     assert not any("\ufffd" in piece for piece in pieces)
+
+
+def test_reply_counts_every_check_once(pair):
+    """Each round ends in one correction or one bonus token (unless the token limit cuts the last
+    round short), and the checked drafts are the kept ones plus one per correction."""
+    reply = write_reply(pair, "Hi, my export failed. What should I do?", seed=3)
+    origins = [origin for _, origin in reply.pieces]
+    assert reply.kept == origins.count("accepted")
+    assert reply.checked == reply.kept + origins.count("correction")
+    assert reply.new_tokens == len(origins)
+    assert reply.new_tokens <= reply.kept + reply.target_passes <= reply.new_tokens + 1
+    assert 0.0 < reply.alpha == reply.kept / reply.checked < 1.0

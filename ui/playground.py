@@ -61,9 +61,10 @@ def render() -> None:
     summary = summarize(result.rounds, s.gamma)
     m = st.columns(4)
     m[0].metric("α, measured", f"{summary.alpha:.2f}", help="Kept drafts / checked drafts")
-    m[1].metric("Tokens per round, measured", f"{summary.tokens_per_round:.2f}")
-    m[2].metric("Tokens per round, closed form", f"{summary.expected_tokens_per_round:.2f}",
-                help="(1 − α^(γ+1)) / (1 − α) at the measured α")
+    m[1].metric("Tokens per round", f"{summary.tokens_per_round:.2f}",
+                help="Measured: kept drafts plus the one correction or bonus token, per round")
+    m[2].metric("Closed form per round", f"{summary.expected_tokens_per_round:.2f}",
+                help="(1 − α^(γ+1)) / (1 − α) at the measured α: what the tokens per round should be")
     m[3].metric(f"Target passes for {result.stats.new_tokens} tokens", result.stats.target_passes,
                 help="Nimbus-large alone would need one pass per token")
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())

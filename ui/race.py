@@ -84,4 +84,7 @@ def render() -> None:
     m = st.columns(3)
     m[0].metric("Speed-up", f"{spec.rate / base.rate:.2f}x" if base.rate else "–")
     m[1].metric("Target passes", f"{spec.passes} vs {base.passes}")
-    m[2].metric("Same text?", "yes" if spec.ids == base.ids else "no (different samples)")
+    m[2].metric("Same text?", "yes" if spec.ids == base.ids else "no",
+                help="At temperature 0 both sides write the same tokens. Above it each side draws "
+                     "its own random numbers, so they write different samples from the same "
+                     "distribution.")

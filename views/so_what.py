@@ -13,20 +13,31 @@ if speed:
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r["gamma"], r["temperature"]))
     st.subheader("Speed, measured side by side in one run")
     st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
-                   "Nimbus-large alone, tok/s": round(r["target_tokens_per_s"], 1),
-                   "speculative, tok/s": round(r["speculative_tokens_per_s"], 1),
-                   "speed-up": f"{r['speedup']:.2f}x",
-                   "tokens per target pass": round(r["tokens_per_target_pass"], 2),
-                   "ours vs transformers assisted": f"{r['ours_vs_hf']:.2f}x"} for r in speed],
-                 hide_index=True)
+                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
+                   "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
+                   "vs transformers": r["ours_vs_hf"]} for r in speed],
+                 hide_index=True, column_config={
+                     "target alone": st.column_config.NumberColumn("target alone, tok/s", format="%.1f"),
+                     "speculative": st.column_config.NumberColumn("speculative, tok/s", format="%.1f"),
+                     "speed-up": st.column_config.NumberColumn(format="%.2fx"),
+                     "tokens / pass": st.column_config.NumberColumn(
+                         format="%.2f", help="Tokens written per pass of Nimbus-large"),
+                     "vs transformers": st.column_config.NumberColumn(
+                         format="%.2fx", help="Ours against transformers' assisted generation, same pair"),
+                 })
     st.caption("From `make bench` (benchmarks/speed.py).")
 table = drafter_table()
 if table:
     st.subheader("The drafter family")
-    st.dataframe([{"drafter": r.drafter, "α (temperature 1)": round(r.alpha, 3),
-                   "greedy agreement": round(r.greedy_agreement, 3),
-                   "draft step / target step": round(r.cost_ratio, 3), "best γ": r.best_gamma,
-                   "expected speed-up": f"{r.expected_speedup:.2f}x"} for r in table], hide_index=True)
+    st.dataframe([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
+                   "greedy agreement": r.greedy_agreement, "draft step / target step": r.cost_ratio,
+                   "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
+                 hide_index=True, column_config={
+                     "α (temperature 1)": st.column_config.NumberColumn(format="%.3f"),
+                     "greedy agreement": st.column_config.NumberColumn(format="%.3f"),
+                     "draft step / target step": st.column_config.NumberColumn(format="%.3f"),
+                     "expected speed-up": st.column_config.NumberColumn(format="%.2fx"),
+                 })
     st.caption("α is the chance a drafted token survives; a cheap drafter with a high α is the whole game. "
                "From benchmarks/drafters.py.")
 sweep = load("gamma_sweep.json")

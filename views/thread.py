@@ -37,5 +37,6 @@ c1.metric("Target passes, speculative", passes)
 c2.metric("Target passes, Nimbus-large alone", tokens, help="One pass per token")
 c3.metric("Tokens per target pass", f"{tokens / passes:.2f}" if passes else "–")
 st.caption(f"Temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
-           f"drafter {st.session_state.drafter}; acceptance rate {reply.acceptance_rate:.2f}. "
+           f"drafter {st.session_state.drafter}. Nimbus-large kept {reply.kept} of the {reply.checked} "
+           f"drafts it checked (α ≈ {reply.alpha:.2f}); a draft after a rejection is never checked. "
            "Green tokens are drafts that were kept, purple ones corrections, blue ones bonus tokens.")
