@@ -57,6 +57,12 @@ def validate_drafter_name(name: str) -> str:
                      "or early-exit-K (K = 1..29)")
 
 
+def for_inference(model):
+    """A loaded model as the app and the benchmarks use it: evaluation mode, no gradients (so
+    any caller, in any thread, gets the fast CPU products), the CPU products switched on."""
+    return use_cpu_kernels(model.eval().requires_grad_(False))
+
+
 # --- the target ----------------------------------------------------------------------------
 
 def gguf_path() -> Path:
@@ -108,7 +114,7 @@ def load_target(device: str = "cpu"):
             tokenizer = AutoTokenizer.from_pretrained(dest)
             model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                          use_safetensors=True)
-            return use_cpu_kernels(model.to(device).eval()), tokenizer
+            return for_inference(model.to(device)), tokenizer
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:
             if attempt:  # the copy is derived data: rebuild it once, then give up
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
@@ -123,14 +129,14 @@ def load_drafter(name: str, target):
     name = validate_drafter_name(name)
     match = _EARLY_EXIT.match(name)
     if match:
-        return use_cpu_kernels(EarlyExitDrafter(target, int(match.group(1))).eval())
+        return for_inference(EarlyExitDrafter(target, int(match.group(1))))
     folder = ASSETS / name
     if not (folder / DRAFTER_WEIGHTS).is_file() or not (folder / DRAFTER_CONFIG).is_file():
         raise ModelFileError(f"The drafter {name} is missing from {folder}. Restore it with: "
                              f"git checkout -- assets/{name}  (or retrain: "
                              "python -m specdec_core.distill)")
     try:
-        return use_cpu_kernels(load_nimbus_mini(folder, target))
+        return for_inference(load_nimbus_mini(folder, target))
     except Exception as err:
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
                              f"git checkout -- assets/{name}") from err

@@ -90,6 +90,20 @@ def test_loaded_models_use_the_cpu_products(pair):
     for model in (pair.target, pair.drafter):
         linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
         assert linears and all(type(m) is CPULinear for m in linears)
+        assert not any(p.requires_grad for p in model.parameters())
+
+
+@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_loaded_models_pack_even_where_gradients_are_on(pair):
+    """Streamlit runs each session in its own thread, where grad mode starts on: a loaded model's
+    weights want no gradient, so its passes over several positions still take the packed path."""
+    layer = pair.target.model.layers[0].mlp.up_proj
+    layer.__dict__.pop("_packed_weight", None)
+    x = torch.randn(1, STREAM_ROWS + 2, layer.in_features)
+    with torch.enable_grad():
+        out = layer(x)
+    assert "_packed_weight" in layer.__dict__
+    torch.testing.assert_close(out, nn.functional.linear(x, layer.weight), rtol=1e-5, atol=1e-5)
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):
