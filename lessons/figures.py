@@ -36,6 +36,13 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
+def _slanted_token_axis(fig: go.Figure) -> go.Figure:
+    """Token names slanted under each panel, and the legend far enough below to clear them."""
+    fig.update_xaxes(tickangle=-40)
+    fig.update_layout(legend={"orientation": "h", "y": -0.38, "yanchor": "top"})
+    return fig
+
+
 def _names(tokens, labels) -> list[str]:
     return [token_label(labels.get(int(t), f"#{t}")) for t in tokens]
 
@@ -99,8 +106,8 @@ def verify_chart(sc) -> Chart:
     betas = [float(np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
-    fig.update_xaxes(tickangle=-40)
-    return Chart(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 400), rows, alt)
+    fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
+    return Chart(fig, rows, alt)
 
 
 def coin_chart(sc, reveal: int | None = None) -> Chart:
@@ -188,8 +195,8 @@ def correction_chart(sc) -> Chart:
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
            f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
            f"(residual probability {residual[drawn]:.2f}).")
-    fig.update_xaxes(tickangle=-40)
-    return Chart(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 380), rows, alt)
+    fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 420))
+    return Chart(fig, rows, alt)
 
 
 def decomposition_chart(p, q, tokens, labels) -> Chart:

@@ -125,8 +125,8 @@ def _exactness(sc: Scenario) -> None:
                               "applies a rule; the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
-    cols = st.columns(len(freqs) + 1)
     st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
+    cols = st.columns(len(freqs) + 1)
     for col, (rule, f) in zip(cols, freqs.items()):
         col.metric(rule, f"{grouped_distance(f, p, tokens):.3f}")
     cols[-1].metric("samples of p itself", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
