@@ -44,6 +44,8 @@ class Stats:
 
     @property
     def acceptance_rate(self) -> float:
+        """Kept drafts over all drafted tokens. Drafts after a rejection are never checked and
+        count as not kept, so this is below the per-check rate α."""
         return self.accepted / self.drafted if self.drafted else 0.0
 
     @property
