@@ -19,7 +19,7 @@ def load(name: str):
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def verify_costs() -> dict[int, float]:
+def saved_verify_costs() -> dict[int, float]:
     """Measured cost of the target pass that checks gamma drafts, in single steps, by gamma
     (from benchmarks/gamma_sweep.py; empty before it has run)."""
     sweep = load("gamma_sweep.json") or {"rows": []}

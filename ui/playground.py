@@ -5,7 +5,7 @@ import streamlit as st
 
 from lessons import figures
 from lessons.playground import summarize
-from lessons.speed_story import verify_costs
+from lessons.speed_story import saved_verify_costs
 from lessons.thread import token_pieces
 from specdec_core.engine import generate
 from specdec_core.models import drafter_names
@@ -73,7 +73,7 @@ def render() -> None:
         show_chart(figures.position_chart(summary.by_position, summary.checked), "positions")
     with right:
         show_chart(figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
-                                         verify=verify_costs()), "speedup")
+                                         verify=saved_verify_costs()), "speedup")
     st.caption(f"{summary.rounds} rounds of {PLAY_TOKENS} tokens; the cost of a draft step relative "
                f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "
                "So what page, and the cost of the pass that checks γ drafts from its γ sweep.")

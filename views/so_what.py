@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.speed_story import load, sweep_chart, verify_costs
+from lessons.speed_story import load, saved_verify_costs, sweep_chart
 from specdec_core.models import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
@@ -43,7 +43,7 @@ if table:
 sweep = load("gamma_sweep.json")
 if sweep:
     show_chart(sweep_chart(sweep), "sweep")
-    verify = verify_costs()
+    verify = saved_verify_costs()
     if 4 in verify:
         st.caption(f"On this machine one Nimbus-large pass over 5 positions (γ = 4) costs "
                    f"{verify[4]:.2f} passes over one. The plain closed form assumes 1: true when "
