@@ -6,7 +6,6 @@ the same round for everyone who opens the same link.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +14,7 @@ from transformers import DynamicCache
 
 from specdec_core.engine import propose, verify
 from specdec_core.sampling import RoundRecord, speculative_round
+from specdec_core.timing import timed
 from specdec_core.warping import Sampling
 
 from .style import visible
@@ -59,12 +59,6 @@ class Scenario:
         return len(self.record.tokens) - 1
 
 
-def _timed(fn):
-    begin = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - begin
-
-
 def _labels(tokenizer, ids) -> dict[int, str]:
     return {int(t): tokenizer.decode([int(t)]) for t in set(int(i) for i in ids)}
 
@@ -75,7 +69,7 @@ def single_pass_seconds(pair, prompt_ids: list[int]) -> float:
     cache = DynamicCache()
     pair.target_logits(torch.tensor([prompt_ids[:-1]], device=pair.device), cache)
     last = torch.tensor([prompt_ids[-1:]], device=pair.device)
-    _, seconds = _timed(lambda: pair.target_logits(last, cache))
+    _, seconds = timed(lambda: pair.target_logits(last, cache))
     return seconds
 
 
@@ -94,7 +88,7 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
         pair.target_logits(prefix, target_cache)
         pair.drafter_logits(prefix, draft_cache)
     drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache)
-    p_dists, verify_s = _timed(lambda: verify(pair, context, drafts, sampling, target_cache))
+    p_dists, verify_s = timed(lambda: verify(pair, context, drafts, sampling, target_cache))
     record = speculative_round(drafts, q_dists, p_dists, rng)
     for array in (q_dists, p_dists):
         array.setflags(write=False)  # shared between sessions: never mutated

@@ -3,12 +3,12 @@ generation with the same pair. Runs are interleaved prompt by prompt, so a noisy
 slows all three alike, and only ratios are reported as the result."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import torch
 
 from .engine import generate
+from .timing import timed
 
 BENCH_PROMPTS = (
     "Your export failed because your",
@@ -62,10 +62,9 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
         if temperature > 0 else {"do_sample": False}
     try:
         torch.manual_seed(seed)
-        begin = time.perf_counter()
-        out = pair.target.generate(ids.to(pair.device), assistant_model=pair.drafter,
-                                   max_new_tokens=max_new_tokens, **sampling)
-        seconds = time.perf_counter() - begin
+        out, seconds = timed(lambda: pair.target.generate(
+            ids.to(pair.device), assistant_model=pair.drafter, max_new_tokens=max_new_tokens,
+            **sampling))
     finally:
         (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
          config.assistant_confidence_threshold) = saved

@@ -122,6 +122,25 @@ def load_target(device: str = "cpu"):
             shutil.rmtree(dest, ignore_errors=True)
 
 
+def load_target_shapes(device: str = "cpu", seed: int = 0):
+    """(model, tokenizer): Nimbus-large's architecture and tokenizer with seeded random
+    weights, for timing and device checks on a machine that has the converted config and
+    tokenizer but not the weights. Its text is noise; its passes cost what the real ones do."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    folder = MODEL_CACHE / "nimbus-large"
+    if not (folder / "config.json").is_file():
+        raise ModelFileError(f"Nimbus-large's config is missing from {folder}. "
+                             f"Fix it with: {SETUP_COMMAND}")
+    config = AutoConfig.from_pretrained(folder)
+    # wider than the trained model's 0.02, so that every greedy choice is won by a clear
+    # margin (measured: at least 0.06 in log-probability) and not by rounding
+    config.initializer_range = 0.05
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    return for_inference(model.to(device)), AutoTokenizer.from_pretrained(folder)
+
+
 # --- the pair ------------------------------------------------------------------------------
 
 def load_drafter(name: str, target):

@@ -19,6 +19,7 @@ from transformers import DynamicCache
 from .engine import crop
 from .models import ASSETS
 from .sampling import expected_speedup, overlap
+from .timing import wait_for
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
 
@@ -56,23 +57,29 @@ def alternate_medians(calls: dict, repeats: int) -> dict:
 def _pass(fn, ids: torch.Tensor, cache: DynamicCache, keep: int):
     """A call that runs one pass over `ids` after a cached context, then rolls the cache back."""
     def call():
-        fn(ids, cache)
+        wait_for(fn(ids, cache))
         crop(cache, keep)
     return call
 
 
 @torch.inference_mode()
-def step_cost(pair, context: list[int], repeats: int = 20) -> float:
-    """Time of one draft step over one target step, one new position after a cached context."""
+def step_seconds(pair, context: list[int], repeats: int = 20) -> dict[str, float]:
+    """Median seconds of one target step ("target") and one draft step ("draft"), each one new
+    position after a cached context, timed in turn."""
     ids = torch.tensor([context[:-1]], device=pair.device)
     last = torch.tensor([context[-1:]], device=pair.device)
     calls = {}
-    for key, fn in (("t", pair.target_logits), ("d", pair.drafter_logits)):
+    for key, fn in (("target", pair.target_logits), ("draft", pair.drafter_logits)):
         cache = DynamicCache()
         fn(ids, cache)
         calls[key] = _pass(fn, last, cache, len(context) - 1)
-    medians = alternate_medians(calls, repeats)
-    return medians["d"] / medians["t"]
+    return alternate_medians(calls, repeats)
+
+
+def step_cost(pair, context: list[int], repeats: int = 20) -> float:
+    """Time of one draft step over one target step, one new position after a cached context."""
+    seconds = step_seconds(pair, context, repeats)
+    return seconds["draft"] / seconds["target"]
 
 
 @torch.inference_mode()

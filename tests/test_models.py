@@ -181,3 +181,21 @@ def test_loading_never_calls_torch_load(pair, monkeypatch, tmp_path):
     assert p.shape == (3, V)
     monkeypatch.setattr(models, "ASSETS", tmp_path)
     assert isinstance(load_drafter("nimbus-mini", fresh.target), NimbusMini)
+
+
+def test_shapes_only_target_matches_the_real_one(pair):
+    """load_target_shapes: the real target's every tensor shape and its tokenizer, other values."""
+    model, tokenizer = models.load_target_shapes("cpu")
+    real = pair.target.state_dict()
+    fake = model.state_dict()
+    assert {k: v.shape for k, v in fake.items()} == {k: v.shape for k, v in real.items()}
+    name = "model.layers.0.self_attn.q_proj.weight"
+    assert not torch.equal(fake[name], real[name])
+    assert tokenizer("Your export failed")["input_ids"] == pair.tokenizer("Your export failed")["input_ids"]
+    assert all(not p.requires_grad for p in model.parameters())
+
+
+def test_shapes_only_target_without_config_names_make_setup(monkeypatch, tmp_path):
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path)
+    with pytest.raises(ModelFileError, match="make setup"):
+        models.load_target_shapes("cpu")
