@@ -5,6 +5,7 @@ import dataclasses
 
 import pytest
 
+from self_drafter import TargetAsDrafter
 from specdec_core.models import load_pair
 
 
@@ -12,18 +13,6 @@ from specdec_core.models import load_pair
 def pair():
     """Nimbus-large with the early-exit-6 drafter (a real but poor draft), on the CPU."""
     return load_pair("early-exit-6", device="cpu")
-
-
-class TargetAsDrafter:
-    """A perfect drafter: the target itself, with its own cache. At temperature 0 every draft
-    is kept, so every round ends with a bonus token; it exercises the all-accepted path that
-    the poor early-exit drafter rarely reaches."""
-
-    def __init__(self, pair):
-        self._pair = pair
-
-    def logits(self, input_ids, cache):
-        return self._pair.target_logits(input_ids, cache)
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import TargetAsDrafter
+from self_drafter import TargetAsDrafter
 from scipy.stats import chisquare
 
 from lessons.scenario import build_scenario
