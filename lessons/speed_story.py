@@ -26,6 +26,20 @@ def saved_verify_costs() -> dict[int, float]:
     return {r["gamma"]: r["verify_cost"] for r in sweep["rows"] if "verify_cost" in r}
 
 
+def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
+    """What the measured verify cost v(4) means, beside the GPU's figures when
+    benchmarks/step_costs.py has saved them (`gpu`: its step_costs_cuda.json)."""
+    note = (f"On this machine one Nimbus-large pass over 5 positions (γ = 4) costs {cpu[4]:.2f} "
+            "passes over one. The plain closed form assumes 1, which holds when reading the weights "
+            "dominates a pass, as for large models on a GPU.")
+    if gpu and gpu.get("verify_cost"):
+        costs = [float(v) for v in gpu["verify_cost"].values()]
+        note += (f" Nimbus-large is too small for that even there: on an {gpu['device']} a pass over "
+                 f"2 to 9 positions cost {min(costs):.2f} to {max(costs):.2f} passes over one, the "
+                 "same for every γ, because launching each layer's work dominates.")
+    return note + " Where checking costs more than one step, the best γ is smaller."
+
+
 def sweep_chart(sweep: dict) -> Chart:
     rows = sweep["rows"]
     g = [r["gamma"] for r in rows]

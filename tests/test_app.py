@@ -326,6 +326,8 @@ def test_so_what_page_runs():
     at = page("so_what")
     no_exception(at)
     assert at.title[0].value == "So what"
+    captions = " ".join(c.value for c in at.caption)
+    assert "passes over one" in captions and "on an NVIDIA H200" in captions  # the saved GPU figures
 
 
 def positions_rows(at: AppTest) -> int:

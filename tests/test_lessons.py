@@ -433,3 +433,14 @@ def test_grouped_distance_sees_the_rule_not_the_unseen_tail():
     assert montecarlo.total_variation(freq, p) > 3 * montecarlo.grouped_distance(freq, p, tokens)
     assert montecarlo.grouped_distance(freq, p, tokens) < 0.03
     assert montecarlo.noise_floor(p, tokens, n, seed=1) < 0.03
+
+
+def test_verify_cost_note_reads_both_machines():
+    from lessons.speed_story import verify_cost_note
+
+    cpu = {1: 1.06, 4: 1.36}
+    alone = verify_cost_note(cpu, None)
+    assert "costs 1.36 passes over one" in alone and "H200" not in alone
+    gpu = {"device": "NVIDIA H200", "verify_cost": {"1": 1.24, "4": 1.22, "8": 1.26}}
+    both = verify_cost_note(cpu, gpu)
+    assert "on an NVIDIA H200" in both and "1.22 to 1.26" in both

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.speed_story import load, saved_verify_costs, sweep_chart
+from lessons.speed_story import load, saved_verify_costs, sweep_chart, verify_cost_note
 from specdec_core.models import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
@@ -45,10 +45,7 @@ if sweep:
     show_chart(sweep_chart(sweep), "sweep")
     verify = saved_verify_costs()
     if 4 in verify:
-        st.caption(f"On this machine one Nimbus-large pass over 5 positions (γ = 4) costs "
-                   f"{verify[4]:.2f} passes over one. The plain closed form assumes 1: true when "
-                   "reading the weights dominates, as on a GPU, less so on a small CPU, where the "
-                   "best γ is therefore smaller.")
+        st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
 if not (speed or table or sweep):
     st.info("No measurements yet: run `make bench` to fill this page.")
 st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
