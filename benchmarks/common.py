@@ -1,6 +1,7 @@
 """Shared bits of the benchmark scripts: held-out text and where results go."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from specdec_core.engine import generate  # noqa: E402
+from specdec_core.inputs import read_prompts  # noqa: E402
 
 RESULTS = ROOT / "assets" / "benchmarks"
 
@@ -25,21 +27,39 @@ HELDOUT_PROMPTS = (
 )
 
 
-def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026) -> list[tuple[list[int], int]]:
+def add_prompts_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--prompts", metavar="FILE",
+                    help="UTF-8 file, one prompt per line, instead of the built-in prompts; "
+                         "figures on your prompts are printed, not saved")
+
+
+def chosen_prompts(ap: argparse.ArgumentParser, args, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The prompts of --prompts FILE, or `default`; a bad file ends the script with its reason."""
+    if not args.prompts:
+        return default
+    try:
+        return read_prompts(args.prompts)
+    except ValueError as err:
+        ap.error(str(err))
+
+
+def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026,
+                  prompts: tuple[str, ...] = HELDOUT_PROMPTS) -> list[tuple[list[int], int]]:
     """Continuations the target writes itself at temperature 1 from held-out prompts:
     (prompt + continuation ids, index of the first continuation token)."""
     texts = []
-    for i, prompt in enumerate(HELDOUT_PROMPTS):
+    for i, prompt in enumerate(prompts):
         ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
         out = generate(pair, prompt, new_tokens, "target", temperature=1.0, seed=seed + i)
         texts.append((ids + out.token_ids, len(ids)))
     return texts
 
 
-def greedy_texts(pair, new_tokens: int = 96) -> list[tuple[list[int], int]]:
+def greedy_texts(pair, new_tokens: int = 96,
+                 prompts: tuple[str, ...] = HELDOUT_PROMPTS) -> list[tuple[list[int], int]]:
     """The target's own greedy continuations of the held-out prompts."""
     texts = []
-    for prompt in HELDOUT_PROMPTS:
+    for prompt in prompts:
         ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
         out = generate(pair, prompt, new_tokens, "target", temperature=0.0)
         texts.append((ids + out.token_ids, len(ids)))

@@ -4,15 +4,16 @@
 single steps (v = 1 is the ideal the plain closed form assumes).
 
     .venv/bin/python benchmarks/gamma_sweep.py [--drafter nimbus-mini] [--temperature 1.0]
+                                               [--prompts FILE]
 """
 from __future__ import annotations
 
 import argparse
 
 import plotly.graph_objects as go
-from common import RESULTS, heldout_texts, write
+from common import HELDOUT_PROMPTS, RESULTS, add_prompts_option, chosen_prompts, heldout_texts, write
 
-from specdec_core.bench import compare_methods
+from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.models import load_pair
 from specdec_core.quality import measure, verify_costs
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
@@ -23,9 +24,11 @@ def main() -> None:
     ap.add_argument("--drafter", default="nimbus-mini")
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--tokens", type=int, default=96)
+    add_prompts_option(ap)
     args = ap.parse_args()
+    custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed
     pair = load_pair(args.drafter)
-    texts = heldout_texts(pair)
+    texts = heldout_texts(pair, prompts=custom or HELDOUT_PROMPTS)
     verify = verify_costs(pair, texts[0][0][:64])
     quality = measure(pair, texts, verify=verify)
     alpha, cost = quality.alpha, quality.cost_ratio
@@ -34,7 +37,8 @@ def main() -> None:
     rows = []
     for gamma in range(1, 9):
         v = verify[gamma]
-        report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1, reference=False)
+        report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1,
+                                 prompts=custom or BENCH_PROMPTS, reference=False)
         spec = report.totals["speculative"]
         row = {"gamma": gamma, "tokens_per_pass": spec.tokens / spec.target_passes,
                "tokens_per_pass_closed_form": expected_tokens_per_round(alpha, gamma),
@@ -46,6 +50,9 @@ def main() -> None:
         print(f"{gamma:>3}{row['tokens_per_pass']:>10.2f}{row['tokens_per_pass_closed_form']:>8.2f}"
               f"{v:>8.2f}{row['speedup']:>10.2f}{row['speedup_closed_form']:>8.2f}"
               f"{row['speedup_closed_form_measured_verify']:>8.2f}", flush=True)
+    if args.prompts:
+        print(f"measured on {len(custom)} prompts from {args.prompts}; the shipped sweep is unchanged")
+        return
     write("gamma_sweep.json", {"drafter": args.drafter, "temperature": args.temperature,
                                "alpha": alpha, "cost_ratio": cost, "rows": rows})
     fig = go.Figure()

@@ -1,15 +1,16 @@
 """Target-only vs speculative vs transformers' assisted generation, side by side in one run.
 
     .venv/bin/python benchmarks/speed.py [--drafters nimbus-mini early-exit-12] [--gammas 4 1]
+                                         [--prompts FILE]
 """
 from __future__ import annotations
 
 import argparse
 import json
 
-from common import RESULTS, write
+from common import RESULTS, add_prompts_option, chosen_prompts, write
 
-from specdec_core.bench import compare_methods
+from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.models import load_pair
 
 
@@ -21,12 +22,14 @@ def main() -> None:
                     help="4 as in the lesson; 1 is where Nimbus-mini pays off most on a CPU")
     ap.add_argument("--tokens", type=int, default=96)
     ap.add_argument("--repeats", type=int, default=2)
+    add_prompts_option(ap)
     args = ap.parse_args()
+    prompts = chosen_prompts(ap, args, BENCH_PROMPTS)
     rows = []
     for drafter in args.drafters:
         pair = load_pair(drafter)
         for gamma, temperature in ((g, t) for g in args.gammas for t in args.temperatures):
-            report = compare_methods(pair, gamma, temperature, args.tokens, args.repeats)
+            report = compare_methods(pair, gamma, temperature, args.tokens, args.repeats, prompts)
             print(report.table(), "\n", flush=True)
             t = report.totals
             rows.append({"drafter": drafter, "temperature": temperature, "gamma": gamma,
@@ -37,6 +40,9 @@ def main() -> None:
                          "speedup": report.ratio("speculative", "target"),
                          "ours_vs_hf": report.ratio("speculative", "hf-assisted"),
                          "tokens_per_target_pass": t["speculative"].tokens / t["speculative"].target_passes})
+    if args.prompts:
+        print(f"measured on {len(prompts)} prompts from {args.prompts}; speed.json is unchanged")
+        return
     measured = {(r["drafter"], r["gamma"]) for r in rows}
     kept = [r for r in json.loads((RESULTS / "speed.json").read_text())
             if (r["drafter"], r["gamma"]) not in measured] if (RESULTS / "speed.json").is_file() else []

@@ -3,6 +3,8 @@
     python -m specdec_core prepare                      convert the bundled target once
     python -m specdec_core generate --prompt "..."      write a continuation
     python -m specdec_core bench                        target-only vs speculative, one run
+    python -m specdec_core bench --prompts FILE         the same on your prompts, one per line
+    python -m specdec_core quality --text FILE          alpha and agreement on your own text
 """
 from __future__ import annotations
 
@@ -53,14 +55,39 @@ def _generate(args) -> int:
 
 
 def _bench(args) -> int:
-    from .bench import compare_methods
+    from .bench import BENCH_PROMPTS, compare_methods
+    from .inputs import read_prompts
     from .models import load_pair
 
     _check(args)
+    prompts = read_prompts(args.prompts) if args.prompts else BENCH_PROMPTS
     pair = load_pair(args.drafter, args.device)
     report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
-                             max_new_tokens=args.max_new_tokens, repeats=args.repeats)
+                             max_new_tokens=args.max_new_tokens, repeats=args.repeats,
+                             prompts=prompts)
     print(report.table())
+    return 0
+
+
+def _quality(args) -> int:
+    from .inputs import read_text
+    from .models import drafter_names, load_pair, resolve_device, validate_drafter_name
+    from .quality import score_text
+
+    names = drafter_names() if args.drafters == ["all"] else args.drafters
+    for name in names:
+        validate_drafter_name(name)
+    resolve_device(args.device)
+    if args.max_tokens < 2:
+        raise ValueError(f"max_tokens must be at least 2; got {args.max_tokens}")
+    text = read_text(args.text)
+    print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
+    for name in names:
+        s = score_text(load_pair(name, args.device), text, max_tokens=args.max_tokens)
+        print(f"{name:<20}{s.alpha:>7.3f}{s.argmax_agreement:>14.3f}{s.positions:>11}", flush=True)
+    if s.tokens < s.total_tokens:
+        print(f"scored the first {s.tokens} of the text's {s.total_tokens} tokens "
+              f"(--max-tokens)", file=sys.stderr)
     return 0
 
 
@@ -92,12 +119,23 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--json", action="store_true", help="print text, ids, origins and stats")
     sub.choices["bench"].add_argument("--repeats", type=int, default=3)
+    sub.choices["bench"].add_argument("--prompts", metavar="FILE",
+                                      help="UTF-8 file, one prompt per line (default: four built in)")
+    qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and "
+                          "argmax agreement of drafters on a text file")
+    qual.add_argument("--text", metavar="FILE", required=True, help="UTF-8 text file")
+    qual.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER], metavar="NAME",
+                      help="drafter names, or 'all'")
+    qual.add_argument("--device", default="auto")
+    qual.add_argument("--max-tokens", type=int, default=8192,
+                      help="score at most this many tokens from the start of the text")
     return ap
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    run = {"prepare": _prepare, "generate": _generate, "bench": _bench}[args.command]
+    run = {"prepare": _prepare, "generate": _generate, "bench": _bench,
+           "quality": _quality}[args.command]
     try:
         return run(args)
     except (ValueError, ModelFileError) as err:

@@ -42,6 +42,32 @@ def text_overlap(pair, token_ids: list[int], start: int = 1) -> tuple[np.ndarray
     return overlap(p, q), (p.argmax(-1) == q.argmax(-1))
 
 
+@dataclass(frozen=True)
+class TextScore:
+    alpha: float  # mean sum_x min(p, q) at temperature 1 over the scored positions
+    argmax_agreement: float  # share of scored positions where argmax q == argmax p
+    positions: int
+    tokens: int  # tokens of the text that were read (all of it, or the first max_tokens)
+    total_tokens: int
+
+
+def score_text(pair, text: str, window: int = 512, max_tokens: int = 8192) -> TextScore:
+    """The drafter's alpha and argmax agreement with the target on any text, such as text the
+    drafter was never trained on. The text is read in windows of `window` tokens, each scored
+    from its second token on, so long texts need no more memory than one window."""
+    if window < 2 or max_tokens < 2:
+        raise ValueError(f"window and max_tokens must be at least 2; got {window}, {max_tokens}")
+    ids = pair.tokenizer(text, add_special_tokens=False)["input_ids"]
+    if len(ids) < 2:
+        raise ValueError("the text needs at least two tokens to score a prediction")
+    kept = ids[:max_tokens]
+    chunks = [kept[i:i + window] for i in range(0, len(kept), window)]
+    scored = [text_overlap(pair, chunk) for chunk in chunks if len(chunk) >= 2]
+    beta = np.concatenate([b for b, _ in scored])
+    agree = np.concatenate([a for _, a in scored])
+    return TextScore(float(beta.mean()), float(agree.mean()), int(len(beta)), len(kept), len(ids))
+
+
 def alternate_medians(calls: dict, repeats: int) -> dict:
     """Median seconds of each call, the calls run in turn `repeats` times so that machine
     noise hits all of them alike."""

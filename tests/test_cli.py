@@ -12,6 +12,7 @@ import pytest
 from specdec_core.bench import compare_methods
 from specdec_core.engine import generate
 from specdec_core.models import ROOT
+from specdec_core.quality import score_text
 
 PHRASE = "Your export failed because your"
 TIMING_KEYS = {"wall_seconds", "tokens_per_second"}
@@ -69,3 +70,41 @@ def test_compare_methods_reports_all_three(pair):
         line = next(line for line in table.splitlines() if line.startswith(label))
         ratio = float(re.search(r"([\d.]+)x$", line).group(1))
         assert ratio == pytest.approx(report.ratio(a, b), abs=0.006)
+
+
+def test_quality_on_a_text_file_matches_score_text(pair, tmp_path):
+    text = "Your export failed because your workspace ran out of storage. Delete old exports first."
+    path = tmp_path / "mine.txt"
+    path.write_text(text, encoding="utf-8")
+    run = cli("quality", "--text", str(path), "--drafters", "early-exit-6", "--device", "cpu")
+    assert run.returncode == 0, run.stderr
+    name, alpha, agree, positions = run.stdout.splitlines()[-1].split()
+    s = score_text(pair, text)
+    assert name == "early-exit-6" and int(positions) == s.positions
+    assert float(alpha) == pytest.approx(s.alpha, abs=5e-4)
+    assert float(agree) == pytest.approx(s.argmax_agreement, abs=5e-4)
+
+
+@pytest.mark.parametrize("content, extra, message", [
+    (None, [], "no such file"),
+    (b"\n \n", [], "is empty"),
+    (b"\xff\xfe caf\xe9", [], "is not UTF-8 text"),
+    (b"Hello there", ["--max-tokens", "1"], "max_tokens must be at least 2"),
+    (b"Hello there", ["--drafters", "nimbus-huge"], "unknown drafter 'nimbus-huge'"),
+])
+def test_quality_bad_input_exits_2_with_one_error_line(tmp_path, content, extra, message):
+    path = tmp_path / "mine.txt"
+    if content is not None:
+        path.write_bytes(content)
+    run = cli("quality", "--text", str(path), "--device", "cpu", *extra)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("error: ") and message in run.stderr
+
+
+def test_bench_runs_on_prompts_from_a_file(tmp_path):
+    path = tmp_path / "prompts.txt"
+    path.write_text("Thanks for your patience while\n\nOur printer keeps jamming when\n", encoding="utf-8")
+    run = cli("bench", "--prompts", str(path), "--max-new-tokens", "4", "--repeats", "1",
+              "--gamma", "2", "--drafter", "early-exit-6", "--device", "cpu")
+    assert run.returncode == 0, run.stderr
+    assert "'prompts': 2" in run.stdout and "speed-up, ours vs target-only:" in run.stdout

@@ -1,0 +1,71 @@
+"""Checking a drafter on the user's own text and prompts: score_text and the file readers."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from specdec_core.inputs import read_prompts, read_text
+from specdec_core.quality import score_text, text_overlap
+
+TEXT = ("Your export failed because your workspace ran out of storage. Delete old exports or "
+        "upgrade your plan, then run the export again from the Reports tab. "
+        "Ünïcode, emoji 🚀 and <b>tags</b> are plain text here.")
+
+
+def test_the_target_drafting_for_itself_scores_one(self_pair):
+    s = score_text(self_pair, TEXT, window=16)
+    assert s.alpha == pytest.approx(1.0, abs=1e-5) and s.argmax_agreement == 1.0
+
+
+def test_windows_score_every_token_but_each_windows_first(pair):
+    ids = pair.tokenizer(TEXT, add_special_tokens=False)["input_ids"]
+    n, window = len(ids), 16
+    s = score_text(pair, TEXT, window=window)
+    windows = -(-n // window)
+    assert (s.tokens, s.total_tokens) == (n, n)
+    assert s.positions == n - windows
+    first_beta, first_agree = text_overlap(pair, ids[:window])
+    rest = [text_overlap(pair, ids[i:i + window]) for i in range(window, n, window)]
+    beta = np.concatenate([first_beta] + [b for b, _ in rest])
+    agree = np.concatenate([first_agree] + [a for _, a in rest])
+    assert s.alpha == pytest.approx(float(beta.mean()), abs=1e-6)
+    assert s.argmax_agreement == pytest.approx(float(agree.mean()))
+    assert 0.0 < s.alpha < 0.9  # early-exit-6 is a poor drafter
+
+
+def test_max_tokens_reads_only_the_start(pair):
+    s = score_text(pair, TEXT, window=16, max_tokens=20)
+    assert s.tokens == 20 and s.total_tokens > 20 and s.positions == 15 + 3
+
+
+@pytest.mark.parametrize("text, window, max_tokens, message", [
+    ("Hi", 512, 8192, "at least two tokens"),
+    (TEXT, 1, 8192, "at least 2"),
+    (TEXT, 512, 1, "at least 2"),
+])
+def test_unscorable_requests_say_why(pair, text, window, max_tokens, message):
+    with pytest.raises(ValueError, match=message):
+        score_text(pair, text, window=window, max_tokens=max_tokens)
+
+
+def test_prompts_are_the_non_blank_lines(tmp_path):
+    path = tmp_path / "prompts.txt"
+    path.write_text("  First prompt  \n\n\t\nSecond, with <html> & ünïcode\r\n", encoding="utf-8")
+    assert read_prompts(path) == ("First prompt", "Second, with <html> & ünïcode")
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    (b" \n\t\n", "is empty"),
+    (b"caf\xe9 latin-1", "is not UTF-8 text (byte 3)"),
+])
+def test_bad_files_say_why(tmp_path, content, message):
+    path = tmp_path / "input.txt"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_text(path)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_prompts(path)
