@@ -261,10 +261,11 @@ def test_speedup_and_position_charts():
     assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
     assert f"on this machine peaks at γ = {best_here}" in chart.alt
 
-    chart = figures.position_chart((0.75, 0.5, float("nan")), (4, 2, 0))
+    chart = figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
-    assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, None]
-    assert "–" in chart.alt and "0.75" in chart.alt
+    assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
+    assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
+                         "3: 1.00 (1 check), 4: – (0 checks).")
 
 
 # --- Monte Carlo ---------------------------------------------------------------------------
