@@ -166,6 +166,9 @@ def resolve_device(device: str) -> str:
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
         raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
+    if device != "cpu" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asks for a CUDA GPU, but this PyTorch sees none; "
+                         "use 'cpu' or 'auto'")
     return device
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from specdec_core.bench import compare_methods
 from specdec_core.engine import generate
@@ -42,10 +43,12 @@ def test_generate_json_matches_engine(pair):
 @pytest.mark.parametrize("args, message", [
     (["--prompt", "Hello", "--gamma", "0"], "gamma must be a whole number from 1 to 16; got 0"),
     (["--prompt", ""], "the prompt is empty"),
+    pytest.param(["--prompt", "Hello", "--device", "cuda"], "asks for a CUDA GPU, but this PyTorch sees none",
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
 ])
 def test_bad_input_exits_2_with_one_error_line(args, message):
-    run = cli("generate", *args, "--max-new-tokens", "4", "--drafter", "early-exit-6",
-              "--device", "cpu")
+    run = cli("generate", "--max-new-tokens", "4", "--drafter", "early-exit-6", "--device", "cpu",
+              *args)  # args last: an option given twice takes its last value
     assert run.returncode == 2
     assert "Traceback" not in run.stderr and run.stdout == ""
     lines = [line for line in run.stderr.splitlines() if line.strip()]

@@ -61,6 +61,17 @@ def test_nimbus_mini_loads_and_drafts():
     assert spec.token_ids == ref.token_ids
 
 
+def test_asking_for_a_gpu_that_is_not_there_says_so(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert models.resolve_device("auto") == "cpu" and models.resolve_device("cpu") == "cpu"
+    for device in ("cuda", "cuda:1"):
+        with pytest.raises(ValueError, match=f"device '{device}' asks for a CUDA GPU, but this "
+                                             "PyTorch sees none; use 'cpu' or 'auto'"):
+            models.resolve_device(device)
+    with pytest.raises(ValueError, match="device must be 'auto', 'cpu' or 'cuda'; got 'tpu'"):
+        models.resolve_device("tpu")
+
+
 # --- a missing or broken target --------------------------------------------------------------
 
 def test_missing_gguf_package_names_make_setup(monkeypatch, tmp_path):
