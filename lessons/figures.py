@@ -290,6 +290,6 @@ def position_chart(by_position, checked) -> Chart:
     rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
             for i, (r, n) in enumerate(zip(by_position, checked))]
     alt = "Acceptance by position: " + ", ".join(
-        f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})" for i, (r, n) in
-        enumerate(zip(by_position, checked))) + "."
+        f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
+        for i, (r, n) in enumerate(zip(by_position, checked))) + "."
     return Chart(fig, rows, alt)
