@@ -43,6 +43,15 @@ def chosen_prompts(ap: argparse.ArgumentParser, args, default: tuple[str, ...]) 
         ap.error(str(err))
 
 
+def run(main) -> None:
+    """Run a script's main; bad input found on the way (a prompt too long for the model, say)
+    ends it with one error line instead of a traceback."""
+    try:
+        main()
+    except ValueError as err:
+        sys.exit(f"error: {err}")
+
+
 def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026,
                   prompts: tuple[str, ...] = HELDOUT_PROMPTS) -> list[tuple[list[int], int]]:
     """Continuations the target writes itself at temperature 1 from held-out prompts:

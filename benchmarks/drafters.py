@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, greedy_texts, heldout_texts
+from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
+                    greedy_texts, heldout_texts, run)
 
 from specdec_core.models import drafter_names, load_pair
 from specdec_core.quality import QUALITY_FILE, measure, save_table, verify_costs
@@ -38,4 +39,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 
 import plotly.graph_objects as go
-from common import HELDOUT_PROMPTS, RESULTS, add_prompts_option, chosen_prompts, heldout_texts, write
+from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
+                    chosen_prompts, heldout_texts, run, write)
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.models import load_pair
@@ -71,4 +72,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from common import RESULTS, add_prompts_option, chosen_prompts, write
+from common import RESULTS, add_prompts_option, chosen_prompts, run, write
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.models import load_pair
@@ -50,4 +50,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -111,3 +111,29 @@ def test_bench_runs_on_prompts_from_a_file(tmp_path):
               "--gamma", "2", "--drafter", "early-exit-6", "--device", "cpu")
     assert run.returncode == 0, run.stderr
     assert "'prompts': 2" in run.stdout and "speed-up, ours vs target-only:" in run.stdout
+
+
+def script(name: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py"])
+def test_benchmark_scripts_name_a_missing_prompt_file(name, tmp_path):
+    run = script(name, "--prompts", str(tmp_path / "none.txt"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'none.txt'}")
+
+
+def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("word " * 9000, encoding="utf-8")
+    shipped = ROOT / "assets" / "benchmarks" / "speed.json"
+    before = shipped.read_bytes()
+    run = script("speed.py", "--prompts", str(path), "--tokens", "4", "--repeats", "1",
+                 "--gammas", "1", "--temperatures", "0")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: prompt (9000 tokens) plus max_new_tokens (4) is more than")
+    assert shipped.read_bytes() == before
