@@ -13,6 +13,7 @@ import json
 import sys
 
 from .models import DEFAULT_DRAFTER, ModelFileError
+from .quality import SCORE_MAX_TOKENS
 
 
 def _check(args) -> None:
@@ -127,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     qual.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER], metavar="NAME",
                       help="drafter names, or 'all'")
     qual.add_argument("--device", default="auto")
-    qual.add_argument("--max-tokens", type=int, default=8192,
+    qual.add_argument("--max-tokens", type=int, default=SCORE_MAX_TOKENS,
                       help="score at most this many tokens from the start of the text")
     return ap
 

@@ -51,7 +51,10 @@ class TextScore:
     total_tokens: int
 
 
-def score_text(pair, text: str, window: int = 512, max_tokens: int = 8192) -> TextScore:
+SCORE_MAX_TOKENS = 8192  # score_text reads at most this many tokens unless told otherwise
+
+
+def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_TOKENS) -> TextScore:
     """The drafter's alpha and argmax agreement with the target on any text, such as text the
     drafter was never trained on. The text is read in windows of `window` tokens, each scored
     from its second token on, so long texts need no more memory than one window."""

@@ -19,10 +19,18 @@ PHRASE = "Your export failed because your"
 TIMING_KEYS = {"wall_seconds", "tokens_per_second"}
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def python(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "specdec_core", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return python("-m", "specdec_core", *args)
+
+
+def script(name: str, *args: str) -> subprocess.CompletedProcess:
+    return python(str(ROOT / "benchmarks" / name), *args)
 
 
 def test_generate_json_matches_engine(pair):
@@ -111,12 +119,6 @@ def test_bench_runs_on_prompts_from_a_file(tmp_path):
               "--gamma", "2", "--drafter", "early-exit-6", "--device", "cpu")
     assert run.returncode == 0, run.stderr
     assert "'prompts': 2" in run.stdout and "speed-up, ours vs target-only:" in run.stdout
-
-
-def script(name: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py"])
