@@ -42,6 +42,7 @@ browser:
 # figures for README and the So what page, each measured side by side in one run
 bench: setup
 	$(PY) benchmarks/drafters.py
+	$(PY) benchmarks/copy_drafts.py
 	$(PY) benchmarks/speed.py --repeats 3
 	$(PY) benchmarks/gamma_sweep.py
 	$(PY) benchmarks/cpu_linear.py

@@ -121,7 +121,7 @@ def test_bench_runs_on_prompts_from_a_file(tmp_path):
     assert "'prompts': 2" in run.stdout and "speed-up, ours vs target-only:" in run.stdout
 
 
-@pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py"])
+@pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py", "copy_drafts.py"])
 def test_benchmark_scripts_name_a_missing_prompt_file(name, tmp_path):
     run = script(name, "--prompts", str(tmp_path / "none.txt"))
     assert run.returncode == 2 and "Traceback" not in run.stderr
@@ -139,3 +139,28 @@ def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("error: prompt (9000 tokens) plus max_new_tokens (4) is more than")
     assert shipped.read_bytes() == before
+
+
+def test_copy_guess_takes_the_latest_earlier_match():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from copy_drafts import copy_guess
+
+    assert copy_guess([5, 6, 7, 5, 6], 2) == 7
+    assert copy_guess([5, 6, 1, 5, 6, 2, 5, 6], 2) == 2  # the latest occurrence wins
+    assert copy_guess([5, 6, 1, 5, 6, 2, 5, 6], 3) is None  # "2 5 6" never occurred before
+    assert copy_guess([1, 2, 3], 2) is None and copy_guess([4], 2) is None
+
+
+def test_copy_drafts_script_on_one_prompt(tmp_path):
+    prompts = tmp_path / "one.txt"
+    prompts.write_text("The nightly backup job reported an error code 17 this morning.\n")
+    run = script("copy_drafts.py", "--prompts", str(prompts), "--drafter", "early-exit-4")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["greedy texts", "temperature-1 texts"]
+    for line in lines:
+        figures = dict(re.findall(r"([a-z -]+?) ([0-9.]+)(?:,|$)", line.split(": ", 1)[1]))
+        assert 1 <= int(figures["positions"]) <= 96  # a text may end early, at EOS
+        assert all(0.0 <= float(figures[k]) <= 1.0 for k in figures if k != "positions")
+    bad = script("copy_drafts.py", "--match", "0")
+    assert bad.returncode == 2 and "--match must be at least 1" in bad.stderr
