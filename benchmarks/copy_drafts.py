@@ -18,6 +18,7 @@ import numpy as np
 from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, greedy_texts, heldout_texts, run
 
 from specdec_core.models import DEFAULT_DRAFTER, load_pair
+from specdec_core.sampling import overlap
 
 
 def copy_guess(ids: list[int], match: int) -> int | None:
@@ -47,8 +48,8 @@ def score(pair, texts, match: int, mix: float) -> dict[str, float]:
                 right += guess == best_p
                 mixed = (1.0 - mix) * mixed
                 mixed[guess] += mix
-            alpha.append(np.minimum(p[t], q[t]).sum())
-            alpha_mixed.append(np.minimum(p[t], mixed).sum())
+            alpha.append(overlap(p[t], q[t]))
+            alpha_mixed.append(overlap(p[t], mixed))
     return {"positions": len(alone), "match share": found / len(alone),
             "match is argmax": right / max(found, 1), "agreement alone": float(np.mean(alone)),
             "agreement with copy": float(np.mean(joint)), "alpha alone": float(np.mean(alpha)),
