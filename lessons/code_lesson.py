@@ -14,8 +14,10 @@ SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_p
 
 
 def _checks(sc: Scenario) -> str:
-    return "; ".join(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2f}/{c.q:.2f}) = "
-                     f"{c.accept_prob:.2f}, u = {c.u:.2f} → {'keep' if c.accepted else 'reject'}"
+    # two significant digits: a drafted token's p or q can be far below 0.01, and the ratio
+    # only makes sense when both are shown as they are
+    return "; ".join(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2g}/{c.q:.2g}) = "
+                     f"{c.accept_prob:.2g}, u = {c.u:.2g} → {'keep' if c.accepted else 'reject'}"
                      for c in sc.record.checks)
 
 

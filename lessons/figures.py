@@ -11,11 +11,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.sampling import acceptance_probability, residual_distribution
+from specdec_core.sampling import acceptance_probability, overlap, residual_distribution
 
 from .montecarlo import grouped_distance
 from .style import (FONT, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
-                    token_label, visible)
+                    prob_text, token_label, visible)
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def draft_chart(sc) -> Chart:
         fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
         rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
                   "drafted": t == chosen} for t in top]
-    picks = ", ".join(f"“{sc.label(t)}” (q = {sc.q_dists[i][t]:.2f})"
+    picks = ", ".join(f"“{sc.label(t)}” (q = {prob_text(sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = f"Nimbus-mini drafted {sc.gamma} tokens one after another: {picks}."
     return Chart(base_layout(fig, "Nimbus-mini's guesses: q(x) at each drafted position"), rows, alt)
@@ -82,7 +82,7 @@ def draft_chart(sc) -> Chart:
 
 def verify_chart(sc) -> Chart:
     """Step 2: p against q at every drafted position, with their overlap."""
-    titles = [f"{i + 1}: “{token_label(sc.label(t))}”  β = {np.minimum(sc.p_dists[i], sc.q_dists[i]).sum():.2f}"
+    titles = [f"{i + 1}: “{token_label(sc.label(t))}”  β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
               for i, t in enumerate(sc.draft_tokens)] + [f"{sc.gamma + 1}: bonus slot"]
     fig = make_subplots(rows=1, cols=sc.gamma + 1, subplot_titles=titles, horizontal_spacing=0.04,
                         shared_yaxes=True)
@@ -103,7 +103,7 @@ def verify_chart(sc) -> Chart:
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
         rows += [{"position": i + 1, "token": sc.label(t), "p": round(float(a), 4),
                   "q": round(float(b), 4)} for t, a, b in zip(top, p, q)]
-    betas = [float(np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()) for i in range(sc.gamma)]
+    betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
     fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
@@ -137,7 +137,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[f"u = {c.u:.2f}" for c in flips],
+                    text=[f"u = {prob_text(c.u)}" for c in flips],
                     textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
                     textfont={"color": U_COLOR, "size": 14},
                     cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
@@ -146,7 +146,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack", legend={"y": -0.3})  # below the axis title, not on it
-    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {c.accept_prob:.2f}, u = {c.u:.2f}, "
+    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {prob_text(c.accept_prob)}, u = {prob_text(c.u)}, "
                          f"{'kept' if c.accepted else 'rejected'}" for c in flips)
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
 
@@ -170,7 +170,7 @@ def correction_chart(sc) -> Chart:
                                             "width": 3}))
         rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
-               f"position; the bonus token “{sc.label(drawn)}” was drawn from it (p = {p[drawn]:.2f}).")
+               f"position; the bonus token “{sc.label(drawn)}” was drawn from it (p = {prob_text(p[drawn])}).")
         return Chart(base_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
@@ -194,7 +194,7 @@ def correction_chart(sc) -> Chart:
              "drawn": t == drawn} for t in top]
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
            f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
-           f"(residual probability {residual[drawn]:.2f}).")
+           f"(residual probability {prob_text(residual[drawn])}).")
     fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 420))
     return Chart(fig, rows, alt)
 

@@ -53,6 +53,17 @@ class Scenario:
         q = self.q_dists[row] if row < self.gamma else np.zeros_like(p)
         return [int(t) for t in np.argsort(-np.maximum(p, q), kind="stable")[:n]]
 
+    def exactness_tokens(self, row: int, n: int = 6) -> list[int]:
+        """Tokens that show both routes to p at `row`, by falling p: the target's favourites
+        (mostly reached by keeping a draft) and the ones the draft under-sold most (where the
+        correction adds mass, invisible among the favourites when the draft over-sells them)."""
+        p = self.p_dists[row]
+        q = self.q_dists[row] if row < self.gamma else np.zeros_like(p)
+        leftover = p - q
+        under = [int(t) for t in np.argsort(-leftover, kind="stable")[:n // 2] if leftover[t] > 0]
+        favourites = [int(t) for t in np.argsort(-p, kind="stable")[:n] if t not in under]
+        return sorted([*under, *favourites[:n - len(under)]], key=lambda t: -p[t])
+
     @property
     def decided_row(self) -> int:
         """The position whose last token closed the round (rejection, or the bonus row)."""

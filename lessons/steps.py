@@ -7,9 +7,10 @@ from typing import Callable
 
 import numpy as np
 
-from specdec_core.sampling import expected_tokens_per_round
+from specdec_core.sampling import expected_tokens_per_round, overlap
 
 from .scenario import Scenario
+from .style import prob_text
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def _accept_takeaway(sc: Scenario) -> str:
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
     return (f"{kept} locked in. {_q(sc, bad.token)} was rejected "
-            f"(u = {bad.u:.2f} ≥ min(1, p/q) = {bad.accept_prob:.2f}), so everything after it "
+            f"(u = {prob_text(bad.u)} ≥ min(1, p/q) = {prob_text(bad.accept_prob)}), so everything after it "
             "is thrown away unseen.")
 
 
@@ -61,7 +62,7 @@ def _correct_takeaway(sc: Scenario) -> str:
 
 def _exact_takeaway(sc: Scenario) -> str:
     n = len(sc.record.tokens)
-    betas = [float(np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()) for i in range(sc.gamma)]
+    betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     expected = expected_tokens_per_round(float(np.mean(betas)), sc.gamma)
     return (f"This round produced {n} token{'s' if n > 1 else ''} for one target pass (a round "
             f"with this draft averages about {expected:.1f}), and each of them is distributed "

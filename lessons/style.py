@@ -27,3 +27,12 @@ def visible(text: str) -> str:
 def token_label(text: str) -> str:
     """A token's visible text, HTML-escaped for charts and HTML blocks."""
     return html.escape(visible(text), quote=True)
+
+
+def prob_text(x: float) -> str:
+    """A probability for a sentence: two decimals, but never a misleading "0.00" for a token
+    that was drawn or kept, so small values get three decimals or an upper bound."""
+    x = float(x)
+    if x == 0.0 or x >= 0.0095:
+        return f"{x:.2f}"
+    return f"{x:.3f}" if x >= 0.0005 else "< 0.001"

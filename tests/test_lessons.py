@@ -18,7 +18,7 @@ from lessons import code_lesson, figures, montecarlo  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
-from lessons.style import visible  # noqa: E402
+from lessons.style import prob_text, visible  # noqa: E402
 from specdec_core.sampling import (  # noqa: E402
     DraftCheck, RoundRecord, expected_speedup, expected_tokens_per_round, output_distribution,
     residual_distribution, speculative_round,
@@ -224,6 +224,28 @@ def test_decomposition_chart_adds_up_to_p(rejected):
     assert_escaped(chart.figure)
 
 
+@pytest.mark.parametrize("x, text", [(0.0, "0.00"), (0.25, "0.25"), (1.0, "1.00"), (0.0123, "0.01"),
+                                     (0.004, "0.004"), (0.0094, "0.009"), (0.0004, "< 0.001")])
+def test_prob_text_never_rounds_a_small_probability_to_zero(x, text):
+    assert prob_text(x) == text
+
+
+def test_exactness_tokens_show_both_routes():
+    """When the draft over-sells the target's favourites, the corrected route lives on other
+    tokens: the chart's tokens must include those as well as the favourites."""
+    p = [4, 2, 1, 1, 1, 1, 0, 0]
+    q = [6, 3, 0.5, 0.5, 0, 0, 0, 0]  # over-sells 0 and 1; tokens 4 and 5 get no draft mass
+    sc = make_scenario(drafts=(0,), q_rows=[q], p_rows=[p, [1] * V])
+    tokens = sc.exactness_tokens(0, 4)
+    assert len(tokens) == len(set(tokens)) == 4
+    assert {0, 1} <= set(tokens) and set(tokens) & {4, 5}
+    assert [sc.p_dists[0][t] for t in tokens] == sorted((sc.p_dists[0][t] for t in tokens), reverse=True)
+    chart = figures.decomposition_chart(sc.p_dists[0], sc.q_dists[0], tokens, LABELS)
+    kept, corrected, _ = chart.figure.data
+    assert max(corrected.y) > 0.05 and max(kept.y) > 0.3  # both routes visible
+    assert not any(np.array(sc.top_tokens(0, 4)) >= 4)  # the plain top-4 would miss the correction
+
+
 def test_monte_carlo_chart(rejected):
     p, q = rejected.p_dists[1], rejected.q_dists[1]
     freqs = montecarlo.simulate_all(p, q, 2_000, seed=3)
@@ -314,7 +336,7 @@ def test_annotate_marks_the_check_line_with_u(rejected):
     rows = code_lesson.annotate(code_lesson.round_source(), rejected)
     (note,) = [n for line, n in rows if line.strip().startswith("check = check_draft(")]
     for c in rejected.record.checks:
-        assert f"u = {c.u:.2f}" in note
+        assert f"u = {c.u:.2g}" in note and f"min(1, {c.p:.2g}/{c.q:.2g})" in note
     assert "keep" in note and "reject" in note
     notes = {line.strip(): n for line, n in rows if n}
     assert len(notes) == len(code_lesson.ANCHORS)

@@ -8,7 +8,7 @@ from lessons import figures
 from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
-from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR
+from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_text
 from specdec_core.models import DEFAULT_DRAFTER
 
 from . import settings
@@ -82,8 +82,8 @@ def _predict_first(sc: Scenario) -> int:
     checks = sc.record.checks
     if shown < len(checks):
         c = checks[shown]
-        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it p = {c.p:.2f}, "
-                f"the draft gave it q = {c.q:.2f}, so it is kept with probability {c.accept_prob:.2f}.")
+        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it p = {prob_text(c.p)}, "
+                f"the draft gave it q = {prob_text(c.q)}, so it is kept with probability {prob_text(c.accept_prob)}.")
         guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
         if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
             st.session_state.revealed = shown + 1
@@ -92,7 +92,7 @@ def _predict_first(sc: Scenario) -> int:
             st.rerun()
     if "last_guess" in st.session_state and shown:
         right, verdict, u = st.session_state.last_guess
-        message = f"{'Right' if right else 'Not this time'}: u = {u:.2f}, so the guess was a {verdict}."
+        message = f"{'Right' if right else 'Not this time'}: u = {prob_text(u)}, so the guess was a {verdict}."
         if right:  # st.info, not st.success: the green box is the step's takeaway
             st.info(message, icon=":material/check_circle:")
         else:
@@ -117,7 +117,7 @@ def _step_body(sc: Scenario, number: int) -> None:
 def _exactness(sc: Scenario) -> None:
     row = sc.decided_row if not sc.record.bonus else 0
     p, q = sc.p_dists[row], sc.q_dists[row]
-    tokens = sc.top_tokens(row, 6)
+    tokens = sc.exactness_tokens(row)
     labels = sc.labels
     show_chart(figures.decomposition_chart(p, q, tokens, labels), "decomposition")
     rounds = st.select_slider("Simulated rounds", [100, 1_000, 10_000, 100_000], value=10_000,
