@@ -28,7 +28,10 @@ class Chart:
 def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
                       margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
-                      legend={"orientation": "h", "y": -0.18}, plot_bgcolor="white",
+                      # the legend at the foot of the whole figure: plotly then makes room for
+                      # it below the axis titles and token names at any width or type size
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"}, plot_bgcolor="white",
                       # token labels such as "1" or "2" must stay categories: left to guess, plotly
                       # makes the axis numeric when most labels look like numbers and drops the rest
                       autotypenumbers="strict")
@@ -36,11 +39,26 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
+def enlarged(fig: go.Figure, scale: float = 1.5) -> go.Figure:
+    """A copy of `fig` for a projector: every text and the height grown by `scale`."""
+    big = go.Figure(fig.to_dict())  # a deep copy: the caller's figure stays as it was
+    size = big.layout.font.size or 12
+    # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too
+    big.update_layout(font={"size": size * scale}, title_font={"size": 17 * scale},
+                      legend_font={"size": 12 * scale}, height=(big.layout.height or 450) * scale)
+    big.update_xaxes(tickfont_size=12 * scale, title_font_size=14 * scale)
+    big.update_yaxes(tickfont_size=12 * scale, title_font_size=14 * scale)
+    for note in big.layout.annotations:  # subplot titles carry a size of their own
+        note.font.size = (note.font.size or size) * scale
+    for trace in big.data:
+        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
+            trace.textfont.size *= scale
+    return big
+
+
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
-    """Token names slanted under each panel, and the legend far enough below to clear them."""
-    fig.update_xaxes(tickangle=-40)
-    fig.update_layout(legend={"orientation": "h", "y": -0.38, "yanchor": "top"})
-    return fig
+    """Token names slanted under each panel."""
+    return fig.update_xaxes(tickangle=-40)
 
 
 def _names(tokens, labels) -> list[str]:
@@ -141,11 +159,10 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
                     textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
                     textfont={"color": U_COLOR, "size": 14},
                     cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
-    fig.update_layout(barmode="stack")
     fig.update_xaxes(range=[0, 1.001], title="probability: the line min(1, p/q) and the flip u")
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
-    fig.update_layout(barmode="stack", legend={"y": -0.3})  # below the axis title, not on it
+    fig.update_layout(barmode="stack")
     verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {prob_text(c.accept_prob)}, u = {prob_text(c.u)}, "
                          f"{'kept' if c.accepted else 'rejected'}" for c in flips)
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
@@ -267,7 +284,6 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
-    fig.update_layout(legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"})  # below the axis title
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)}
             for k, a, b in zip(g, tokens, speed)]
     if here:

@@ -59,7 +59,6 @@ def sweep_chart(sweep: dict) -> Chart:
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig = base_layout(fig, f"γ sweep on this machine: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)
-    fig.update_layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"})  # below the axis title
     best = max(rows, key=lambda r: r["speedup"])
     alt = (f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x). Tokens per "
            "pass follow their closed form; the speed-up follows its closed form once the measured "

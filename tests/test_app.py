@@ -383,8 +383,12 @@ def test_race_points_to_the_measured_best_gamma():
     at = page("race", gamma=str(other))
     no_exception(at)
     assert any(hint in c.value for c in at.caption)
-    at = page("race", gamma=str(best))
+    button(at, f"Race at γ = {best}").click().run()  # one click takes the advice
+    no_exception(at)
+    assert at.session_state["gamma"] == best and at.query_params["gamma"] == str(best)
     assert not any(hint in c.value for c in at.caption)
+    at = page("race", gamma=str(best))
+    assert not any(hint in c.value for c in at.caption) and not has_button(at, f"Race at γ = {best}")
 
 
 HOSTILE = "<b>bold</b><script>alert(1)</script>"

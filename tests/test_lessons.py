@@ -230,6 +230,21 @@ def test_prob_text_never_rounds_a_small_probability_to_zero(x, text):
     assert prob_text(x) == text
 
 
+def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
+    small = figures.verify_chart(rejected).figure  # subplot titles and a height of its own
+    before = small.to_json()
+    big = figures.enlarged(small, 1.5)
+    assert small.to_json() == before
+    assert big.layout.font.size == pytest.approx(1.5 * small.layout.font.size)
+    assert big.layout.height == pytest.approx(1.5 * small.layout.height)
+    assert big.layout.legend.font.size == 18 and {a.tickfont.size for a in big.select_xaxes()} == {18}
+    assert [a.font.size for a in big.layout.annotations] == \
+        pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
+    coins = figures.coin_chart(rejected).figure  # the u labels are trace text
+    (u,) = [t for t in figures.enlarged(coins, 2).data if t.name == "coin flip u"]
+    assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
+
+
 def test_exactness_tokens_show_both_routes():
     """When the draft over-sells the target's favourites, the corrected route lives on other
     tokens: the chart's tokens must include those as well as the favourites."""

@@ -5,12 +5,14 @@ import html
 
 import streamlit as st
 
-from lessons.figures import Chart
+from lessons.figures import Chart, enlarged
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, token_label
 
 
 def show_chart(chart: Chart, key: str) -> None:
-    st.plotly_chart(chart.figure, key=key, config={"displaylogo": False})
+    """The chart (larger type in instructor mode), its text alternative and its numbers."""
+    fig = enlarged(chart.figure) if st.session_state.get("present") else chart.figure
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
     st.caption(chart.alt)
     with st.expander("Table view of this chart"):
         st.dataframe(chart.rows, hide_index=True)

@@ -54,6 +54,21 @@ class Lane:
             html_block(colored_text(list(zip(pieces, self.origins))))
 
 
+def _use_gamma(gamma: int) -> None:
+    st.session_state.gamma = gamma
+
+
+def _suggest_best_gamma() -> None:
+    """Point to the γ the drafter table measured as best here, one click away."""
+    best = {r.drafter: r.best_gamma for r in drafter_table()}.get(st.session_state.drafter)
+    if not best or best == st.session_state.gamma:
+        return
+    note, use = st.columns([4, 1], vertical_alignment="center")
+    note.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
+                 "the pass that checks the drafts costs more as γ grows.")
+    use.button(f"Race at γ = {best}", on_click=_use_gamma, args=(best,), width="stretch")
+
+
 def render() -> None:
     settings.show_problems(settings.load_race())
     pair = get_pair(st.session_state.drafter)
@@ -64,10 +79,7 @@ def render() -> None:
     c3.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
     c4.slider("Tokens", 8, 160, key="tokens", step=8)
     settings.save_race()
-    best = {r.drafter: r.best_gamma for r in drafter_table()}.get(st.session_state.drafter)
-    if best and best != st.session_state.gamma:
-        st.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
-                   "the pass that checks the drafts costs more as γ grows.")
+    _suggest_best_gamma()
     if not st.session_state.prompt.strip():
         st.info("Type a prompt to race on.")
         return

@@ -7,7 +7,11 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSidebar"] { display: none; }
-[data-testid="stMetricValue"] { font-size: 2.4rem; }
+/* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
+[data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
 </style>
 """
 
