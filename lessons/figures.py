@@ -163,8 +163,8 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
-    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {prob_text(c.accept_prob)}, u = {prob_text(c.u)}, "
-                         f"{'kept' if c.accepted else 'rejected'}" for c in flips)
+    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {prob_text(c.accept_prob)}, "
+                         f"u = {prob_text(c.u)}, {'kept' if c.accepted else 'rejected'}" for c in flips)
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
 
 
@@ -187,7 +187,8 @@ def correction_chart(sc) -> Chart:
                                             "width": 3}))
         rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
-               f"position; the bonus token “{sc.label(drawn)}” was drawn from it (p = {prob_text(p[drawn])}).")
+               f"position; the bonus token “{sc.label(drawn)}” was drawn from it "
+               f"(p = {prob_text(p[drawn])}).")
         return Chart(base_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)

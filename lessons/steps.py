@@ -46,8 +46,8 @@ def _accept_takeaway(sc: Scenario) -> str:
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
     return (f"{kept} locked in. {_q(sc, bad.token)} was rejected "
-            f"(u = {prob_text(bad.u)} ≥ min(1, p/q) = {prob_text(bad.accept_prob)}), so everything after it "
-            "is thrown away unseen.")
+            f"(u = {prob_text(bad.u)} ≥ min(1, p/q) = {prob_text(bad.accept_prob)}), so everything "
+            "after it is thrown away unseen.")
 
 
 def _correct_takeaway(sc: Scenario) -> str:

@@ -82,8 +82,9 @@ def _predict_first(sc: Scenario) -> int:
     checks = sc.record.checks
     if shown < len(checks):
         c = checks[shown]
-        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it p = {prob_text(c.p)}, "
-                f"the draft gave it q = {prob_text(c.q)}, so it is kept with probability {prob_text(c.accept_prob)}.")
+        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it "
+                f"p = {prob_text(c.p)}, the draft gave it q = {prob_text(c.q)}, so it is kept with "
+                f"probability {prob_text(c.accept_prob)}.")
         guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
         if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
             st.session_state.revealed = shown + 1
@@ -92,7 +93,8 @@ def _predict_first(sc: Scenario) -> int:
             st.rerun()
     if "last_guess" in st.session_state and shown:
         right, verdict, u = st.session_state.last_guess
-        message = f"{'Right' if right else 'Not this time'}: u = {prob_text(u)}, so the guess was a {verdict}."
+        message = (f"{'Right' if right else 'Not this time'}: u = {prob_text(u)}, so the guess was "
+                   f"a {verdict}.")
         if right:  # st.info, not st.success: the green box is the step's takeaway
             st.info(message, icon=":material/check_circle:")
         else:
