@@ -198,6 +198,9 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1, warnings
     assert f"`{param}=" in warnings[0] and "Ignored" in warnings[0]
+    said = {False: "off", True: "on"}.get(default) if isinstance(default, bool) else \
+        f"“{default}”" if isinstance(default, str) else str(default)
+    assert f"Using {said} instead." in warnings[0]  # the default as the reader knows it
     assert at.session_state[param] == default
     assert param not in at.query_params  # the bad value is gone from the link
     if name == "walkthrough":

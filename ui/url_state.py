@@ -73,6 +73,13 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+def _default_text(value: Any) -> str:
+    """A default as a reader knows it: on or off, a number, or quoted text."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"“{_shown(value)}”" if isinstance(value, str) else _shown(value)
+
+
 def load(params: list[Param]) -> list[str]:
     """Fill session state from the URL for parameters this session has not seen yet; return
     messages about the values that were ignored."""
@@ -90,7 +97,7 @@ def load(params: list[Param]) -> list[str]:
                 value = p.parse(raw)
             except (ValueError, TypeError, OverflowError):
                 problems.append(f"Ignored `{p.name}={_shown(raw)}` from the link: it must be "
-                                f"{p.rule}. Using {_shown(p.default)} instead.")
+                                f"{p.rule}. Using {_default_text(p.default)} instead.")
         st.session_state[p.name] = value
     return problems
 
