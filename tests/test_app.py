@@ -397,6 +397,12 @@ def test_race_points_to_the_measured_best_gamma():
 HOSTILE = "<b>bold</b><script>alert(1)</script>"
 
 
+def test_a_newline_token_is_seen_and_breaks_the_line():
+    body = colored_text([("Hi", "accepted"), ("\n\n", "correction"), ("there", "bonus")])
+    assert body.count("<br>") == 2 and "↵↵" in body
+    assert body.index("↵↵") < body.index("<br>") < body.index("there")  # the chip, then the break
+
+
 def test_html_in_a_prompt_is_shown_escaped():
     at = page("playground", prompt=HOSTILE)
     no_exception(at)

@@ -33,9 +33,12 @@ def origin_legend() -> str:
 
 
 def colored_text(pieces: list[tuple[str, str]]) -> str:
-    """(text, origin) pairs as coloured spans; the colour is the distribution a token came from."""
-    return "".join(chip(text, ORIGIN_COLORS.get(origin), title=ORIGIN_LABELS.get(origin, ""),
-                        visible_space=False) for text, origin in pieces)
+    """(text, origin) pairs as coloured spans; the colour is the distribution a token came from.
+    A newline inside a token shows as ↵ in its chip and breaks the line after the chip, so a
+    token that is only a newline is still seen, coloured like the rest."""
+    return "".join(chip(text.replace("\n", "↵"), ORIGIN_COLORS.get(origin),
+                        title=ORIGIN_LABELS.get(origin, ""), visible_space=False)
+                   + "<br>" * text.count("\n") for text, origin in pieces)
 
 
 def html_block(body: str) -> None:
