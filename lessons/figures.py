@@ -198,8 +198,9 @@ def correction_chart(sc) -> Chart:
     under_sold = [int(t) for t in np.argsort(-leftover, kind="stable")[:5] if t != rejected.token]
     top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
-    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q), Z = {z:.2f}",
-                                                        "residual = leftover / Z"])
+    # two-line titles: on a phone's width the three panels are narrow
+    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q)<br>Z = {z:.2f}",
+                                                        "residual<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
     fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
@@ -213,7 +214,8 @@ def correction_chart(sc) -> Chart:
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
            f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
            f"(residual probability {prob_text(residual[drawn])}).")
-    fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 420))
+    fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 440))
+    fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
 
 
