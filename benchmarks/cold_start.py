@@ -1,7 +1,7 @@
 """Cold start and memory: the first load (de-quantising the bundled GGUF) against later loads,
-and the resident memory of a loaded pair, before and after its first generation (which packs
-the weights for the CPU products of specdec_core/cpu_linear.py). Each load runs in a fresh
-process.
+and the resident memory of a loaded pair, just loaded (its weights already packed for the CPU
+products of specdec_core/cpu_linear.py) and after a first generation. Each load runs in a
+fresh process.
 
     .venv/bin/python benchmarks/cold_start.py
 """

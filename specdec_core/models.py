@@ -20,7 +20,7 @@ import torch
 from safetensors import SafetensorError
 
 from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
-from .cpu_linear import use_cpu_kernels
+from .cpu_linear import pack_weights, use_cpu_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
@@ -59,8 +59,9 @@ def validate_drafter_name(name: str) -> str:
 
 def for_inference(model):
     """A loaded model as the app and the benchmarks use it: evaluation mode, no gradients (so
-    any caller, in any thread, gets the fast CPU products), the CPU products switched on."""
-    return use_cpu_kernels(model.eval().requires_grad_(False))
+    any caller, in any thread, gets the fast CPU products), the CPU products switched on and
+    their packed weights made now rather than during the first generation."""
+    return pack_weights(use_cpu_kernels(model.eval().requires_grad_(False)))
 
 
 # --- the target ----------------------------------------------------------------------------

@@ -106,6 +106,16 @@ def test_loaded_models_pack_even_where_gradients_are_on(pair):
     torch.testing.assert_close(out, nn.functional.linear(x, layer.weight), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_a_loaded_pair_is_packed_before_its_first_pass():
+    """Packing at load keeps its cost out of the first generation (the race times that)."""
+    from specdec_core.models import load_pair
+    fresh = load_pair("nimbus-mini", device="cpu")
+    linears = [m for model in (fresh.target, fresh.drafter) for m in model.modules()
+               if isinstance(m, CPULinear)]
+    assert linears and all("_packed_weight" in m.__dict__ for m in linears)
+
+
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):
     context = pair.tokenizer("Your export failed because your account was locked",
                              add_special_tokens=False)["input_ids"]

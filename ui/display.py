@@ -24,7 +24,7 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
     shown = token_label(text) if visible_space else html.escape(text)
     bg = f"background:{color}33;border-bottom:3px solid {color};" if color else ""
     return (f'<span class="tok" title="{title}" style="{bg}{style}padding:1px 3px;margin:0 1px;'
-            f'border-radius:4px;font-family:monospace;white-space:pre-wrap">{shown}</span>')
+            f'border-radius:4px;font-family:monospace;white-space:break-spaces">{shown}</span>')
 
 
 def origin_legend() -> str:
