@@ -156,7 +156,8 @@ def load_drafter(name: str, target):
                              f"git checkout -- assets/{name}  (or retrain: "
                              "python -m specdec_core.distill)")
     try:
-        return for_inference(load_nimbus_mini(folder, target))
+        # on the target's device before for_inference, which packs weights only on a CPU
+        return for_inference(load_nimbus_mini(folder, target).to(target.device))
     except Exception as err:
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
                              f"git checkout -- assets/{name}") from err

@@ -67,6 +67,8 @@ def test_linear_layers_use_the_library_product_on_the_gpu(cuda_pair):
         with torch.inference_mode():
             assert torch.equal(layer(x), F.linear(x, layer.weight, layer.bias))
     assert "_packed_weight" not in layer.__dict__  # no CPU copy was made
+    drafter_layers = [m for m in cuda_pair.drafter.modules() if isinstance(m, CPULinear)]
+    assert drafter_layers and not any("_packed_weight" in m.__dict__ for m in drafter_layers)
 
 
 @pytest.mark.parametrize("gamma", [1, 4])
