@@ -107,7 +107,9 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
     for row in range(gamma + 1):
         top_p = np.argsort(-p_dists[row])[:TOP_N]
         top_q = np.argsort(-q_dists[row])[:TOP_N] if row < gamma else []
-        shown.extend([*top_p, *top_q])
+        # the tokens the draft under-sold most: steps 4 and 5 show them by name
+        under = np.argsort(q_dists[row] - p_dists[row])[:TOP_N] if row < gamma else []
+        shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown), verify_s,
                     single_pass_seconds(pair, prompt_ids))

@@ -436,3 +436,19 @@ def test_unknown_drafter(drafter, match):
 def test_unknown_device():
     with pytest.raises(ValueError, match="device must be 'auto', 'cpu' or 'cuda'; got 'tpu'"):
         load_pair("early-exit-6", device="tpu")
+
+
+def test_a_scenario_names_every_token_its_charts_show(pair):
+    """Steps 4 and 5 show the tokens the draft under-sold; each needs its text, not an id."""
+    from lessons import figures
+    from lessons.scenario import build_scenario
+    from specdec_core.models import pair_with
+
+    mini = pair_with(pair.target, pair.tokenizer, "nimbus-mini")  # the walkthrough's drafter
+    for seed in range(6):
+        sc = build_scenario(mini, seed=seed)
+        row = sc.decided_row if not sc.record.bonus else 0
+        assert set(sc.exactness_tokens(row)) <= set(sc.labels)
+        for chart in (figures.correction_chart(sc), figures.verify_chart(sc), figures.draft_chart(sc)):
+            unnamed = [r["token"] for r in chart.rows if re.fullmatch(r"#\d+", r["token"])]
+            assert not unnamed, (seed, unnamed)
