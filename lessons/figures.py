@@ -39,20 +39,27 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
-def enlarged(fig: go.Figure, scale: float = 1.5) -> go.Figure:
-    """A copy of `fig` for a projector: every text and the height grown by `scale`."""
-    big = go.Figure(fig.to_dict())  # a deep copy: the caller's figure stays as it was
-    size = big.layout.font.size or 12
+def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
+    """`fig` for a projector, as a plain figure dict: every text and the height grown by
+    `scale`. Edited as a dict, which costs a millisecond or two where plotly's validated
+    setters cost tens on every rerun; the caller's figure stays as it was."""
+    big = fig.to_dict()  # a deep copy
+    layout = big["layout"]
+    size = layout.setdefault("font", {}).get("size", 12)
+    layout["font"]["size"] = size * scale
+    layout["height"] = layout.get("height", 450) * scale
     # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too
-    big.update_layout(font={"size": size * scale}, title_font={"size": 17 * scale},
-                      legend_font={"size": 12 * scale}, height=(big.layout.height or 450) * scale)
-    big.update_xaxes(tickfont_size=12 * scale, title_font_size=14 * scale)
-    big.update_yaxes(tickfont_size=12 * scale, title_font_size=14 * scale)
-    for note in big.layout.annotations:  # subplot titles carry a size of their own
-        note.font.size = (note.font.size or size) * scale
-    for trace in big.data:
-        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
-            trace.textfont.size *= scale
+    layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
+    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 12 * scale
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")):
+            axis.setdefault("tickfont", {})["size"] = 12 * scale
+            axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
+    for note in layout.get("annotations", []):  # subplot titles carry a size of their own
+        note.setdefault("font", {})["size"] = note["font"].get("size", size) * scale
+    for trace in big["data"]:
+        if trace.get("textfont", {}).get("size"):
+            trace["textfont"]["size"] *= scale
     return big
 
 

@@ -94,9 +94,8 @@ def pack_weights(model: nn.Module) -> nn.Module:
     to the first pass over several positions, the packing (about 0.4 s for the whole pair)
     would land inside whichever generation came first and make it look slow."""
     for module in model.modules():
-        weight = getattr(module, "weight", None)
-        if ONEDNN and isinstance(module, CPULinear) and weight.device.type == "cpu" and \
-                weight.dtype == torch.float32:
+        if ONEDNN and isinstance(module, CPULinear) and module.weight.device.type == "cpu" and \
+                module.weight.dtype == torch.float32:
             module._packed()
     return model
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,7 +234,7 @@ def test_prob_text_never_rounds_a_small_probability_to_zero(x, text):
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     small = figures.verify_chart(rejected).figure  # subplot titles and a height of its own
     before = small.to_json()
-    big = figures.enlarged(small, 1.5)
+    big = go.Figure(figures.enlarged(small, 1.5))  # a valid figure: plotly checks every key
     assert small.to_json() == before
     assert big.layout.font.size == pytest.approx(1.5 * small.layout.font.size)
     assert big.layout.height == pytest.approx(1.5 * small.layout.height)
@@ -241,7 +242,7 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert [a.font.size for a in big.layout.annotations] == \
         pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
     coins = figures.coin_chart(rejected).figure  # the u labels are trace text
-    (u,) = [t for t in figures.enlarged(coins, 2).data if t.name == "coin flip u"]
+    (u,) = [t for t in go.Figure(figures.enlarged(coins, 2)).data if t.name == "coin flip u"]
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
 
 
