@@ -63,6 +63,21 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     return big
 
 
+
+def lifted_title(spec: dict) -> str:
+    """Take the title out of a figure dict and return it, for the page to set as text that wraps
+    at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only
+    the room the panel titles need, at their own type size."""
+    layout = spec["layout"]
+    title = layout.pop("title", {}).get("text", "")
+    size = layout.get("font", {}).get("size", 12)
+    lines = [note.get("text", "").count("<br>") + 1 for note in layout.get("annotations", [])
+             if note.get("yref") == "paper" and note.get("y") == 1 and note.get("yanchor") == "bottom"]
+    note_size = max((note.get("font", {}).get("size", size) for note in layout.get("annotations", [])),
+                    default=size)
+    layout.setdefault("margin", {})["t"] = round(max(lines, default=0) * note_size * 1.3) + 10
+    return title
+
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
     """Token names slanted under each panel."""
     return fig.update_xaxes(tickangle=-40)
@@ -107,8 +122,9 @@ def draft_chart(sc) -> Chart:
 
 def verify_chart(sc) -> Chart:
     """Step 2: p against q at every drafted position, with their overlap."""
-    titles = [f"{i + 1}: “{token_label(sc.label(t))}”  β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
-              for i, t in enumerate(sc.draft_tokens)] + [f"{sc.gamma + 1}: bonus slot"]
+    # the overlap on a line of its own: side by side, five titles run into each other
+    titles = [f"{i + 1}: “{token_label(sc.label(t))}”<br>β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
+              for i, t in enumerate(sc.draft_tokens)] + [f"{sc.gamma + 1}: bonus slot<br>p only"]
     fig = make_subplots(rows=1, cols=sc.gamma + 1, subplot_titles=titles, horizontal_spacing=0.04,
                         shared_yaxes=True)
     rows = []
@@ -132,6 +148,7 @@ def verify_chart(sc) -> Chart:
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
     fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
+    fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
 
 

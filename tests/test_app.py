@@ -219,7 +219,7 @@ def test_predict_first_hides_the_coin_until_flipped():
     flips = 0
     while True:
         shown = " ".join(at.caption.values + at.success.values + at.warning.values + html_texts(at))
-        (coin,) = [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("Keep or reject")]
+        (coin,) = [s for s in chart_specs(at) if any(t.get("name") == "coin flip u" for t in s["data"])]
         (u_trace,) = [t for t in coin["data"] if t.get("name") == "coin flip u"]
         assert len(u_trace.get("x", [])) == flips
         seen = {f"{c.u:.2f}" for c in checks[:flips]}

@@ -246,6 +246,25 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
 
 
+
+def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
+    verify = figures.verify_chart(rejected).figure  # two-line panel titles
+    spec = verify.to_dict()
+    assert figures.lifted_title(spec) == verify.layout.title.text
+    assert "title" not in spec["layout"] and verify.layout.title.text  # the original keeps it
+    panel = max(a.font.size for a in verify.layout.annotations)
+    assert 2 * panel <= spec["layout"]["margin"]["t"] < verify.layout.margin.t
+    big = figures.enlarged(verify, 1.5)
+    figures.lifted_title(big)
+    assert big["layout"]["margin"]["t"] >= 2 * 1.5 * panel  # the larger type gets its room
+    draft = figures.draft_chart(rejected).figure.to_dict()  # one-line panel titles
+    figures.lifted_title(draft)
+    assert panel <= draft["layout"]["margin"]["t"] < spec["layout"]["margin"]["t"]
+    coins = figures.coin_chart(rejected).figure.to_dict()  # no panel titles: the u labels are text
+    figures.lifted_title(coins)
+    assert coins["layout"]["margin"]["t"] == 10
+    go.Figure(big)  # still a valid figure
+
 def test_exactness_tokens_show_both_routes():
     """When the draft over-sells the target's favourites, the corrected route lives on other
     tokens: the chart's tokens must include those as well as the favourites."""

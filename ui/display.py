@@ -5,14 +5,18 @@ import html
 
 import streamlit as st
 
-from lessons.figures import Chart, enlarged
+from lessons.figures import Chart, enlarged, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, token_label
 
 
 def show_chart(chart: Chart, key: str) -> None:
-    """The chart (larger type in instructor mode), its text alternative and its numbers."""
-    fig = enlarged(chart.figure) if st.session_state.get("present") else chart.figure
-    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    """The chart (larger type in instructor mode) under its title, set as page text that wraps
+    at any width; then its text alternative and its numbers."""
+    spec = enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict()
+    title = lifted_title(spec)
+    st.markdown(f'<p class="chart-title" style="font-weight:600;margin:0.5rem 0 0">{html.escape(title)}</p>',
+                unsafe_allow_html=True)
+    st.plotly_chart(spec, key=key, config={"displaylogo": False})
     st.caption(chart.alt)
     with st.expander("Table view of this chart"):
         st.dataframe(chart.rows, hide_index=True)
@@ -42,4 +46,4 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
 
 
 def html_block(body: str) -> None:
-    st.markdown(f'<div style="line-height:2.1">{body}</div>', unsafe_allow_html=True)
+    st.markdown(f'<div class="tokens" style="line-height:2.1">{body}</div>', unsafe_allow_html=True)

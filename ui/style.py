@@ -4,7 +4,8 @@ import streamlit as st
 _PRESENT_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+[data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSidebar"] { display: none; }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
