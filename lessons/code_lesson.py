@@ -13,12 +13,13 @@ SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_p
          sampling.residual_distribution, sampling.sample)
 
 
-def _checks(sc: Scenario) -> str:
+def _checks(sc: Scenario) -> list[str]:
+    """One note per coin flip: on one line they would wrap past the code's indentation."""
     # two significant digits: a drafted token's p or q can be far below 0.01, and the ratio
     # only makes sense when both are shown as they are
-    return "; ".join(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2g}/{c.q:.2g}) = "
-                     f"{c.accept_prob:.2g}, u = {c.u:.2g} → {'keep' if c.accepted else 'reject'}"
-                     for c in sc.record.checks)
+    return [f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2g}/{c.q:.2g}) = "
+            f"{c.accept_prob:.2g}, u = {c.u:.2g} → {'keep' if c.accepted else 'reject'}"
+            for c in sc.record.checks]
 
 
 def _residual(sc: Scenario) -> str:
@@ -36,8 +37,8 @@ def _bonus(sc: Scenario) -> str:
     return f"→ bonus “{sc.label(rec.last_token)}”" if rec.bonus else "not reached: a draft was rejected"
 
 
-# a line of the source (found by its text) -> what this round did there
-ANCHORS: dict[str, Callable[[Scenario], str]] = {
+# a line of the source (found by its text) -> what this round did there: one note, or several
+ANCHORS: dict[str, Callable[[Scenario], str | list[str]]] = {
     "for i, x in enumerate(tokens_in):": lambda sc: "drafts: " + " ".join(
         f"“{sc.label(t)}”" for t in sc.draft_tokens),
     "check = check_draft(i, x, p[i], q[i], rng.random())": _checks,
@@ -52,20 +53,26 @@ def round_source() -> str:
     return inspect.getsource(sampling.speculative_round)
 
 
-def annotate(source: str, sc: Scenario) -> list[tuple[str, str]]:
-    """(line, note) for every line of `source`; note is "" where nothing happened."""
+def annotate(source: str, sc: Scenario) -> list[tuple[str, list[str]]]:
+    """(line, notes) for every line of `source`; notes is empty where nothing happened."""
     rows = []
     for line in source.splitlines():
-        note = next((fn(sc) for anchor, fn in ANCHORS.items() if line.strip().startswith(anchor)), "")
-        rows.append((line, note))
+        note = next((fn(sc) for anchor, fn in ANCHORS.items() if line.strip().startswith(anchor)), [])
+        rows.append((line, [note] if isinstance(note, str) else note))
     return rows
 
 
 def annotated_source(sc: Scenario) -> str:
-    """The source with this round's values as trailing comments."""
+    """The source with this round's values as comments: one note trails its line; several
+    follow it, one comment line each, at the line's indentation."""
     out = []
-    for line, note in annotate(round_source(), sc):
-        out.append(f"{line}    # ◀ {note}" if note else line)
+    for line, notes in annotate(round_source(), sc):
+        if len(notes) == 1:
+            out.append(f"{line}    # ◀ {notes[0]}")
+            continue
+        out.append(line)
+        indent = line[: len(line) - len(line.lstrip())]
+        out += [f"{indent}# ◀ {note}" for note in notes]
     return "\n".join(out)
 
 

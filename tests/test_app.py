@@ -27,7 +27,7 @@ from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
 from specdec_core.models import default_drafter, drafter_names  # noqa: E402
 from specdec_core.quality import drafter_table  # noqa: E402
 from specdec_core.sampling import speculative_round  # noqa: E402
-from ui.display import chip, colored_text  # noqa: E402
+from ui.display import chip, colored_text, origin_legend  # noqa: E402
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED  # noqa: E402
 
 TIMEOUT = 300
@@ -402,6 +402,16 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     assert body.count("<br>") == 2 and "↵↵" in body
     assert body.index("↵↵") < body.index("<br>") < body.index("there")  # the chip, then the break
 
+
+
+def test_the_colour_key_reads_as_words():
+    key = origin_legend()
+    for label in ("accepted draft", "correction (from the residual)", "bonus (from p)"):
+        assert f">{label}</span>" in key  # no ␣ between its words, as a token's spaces get
+    chips = key.split("<span")[1:]
+    assert len(chips) == 3
+    for c in chips:  # the page's type: in a style, the later of two rules wins
+        assert c.index("font-family:monospace") < c.index("font-family:inherit")
 
 def test_html_in_a_prompt_is_shown_escaped():
     at = page("playground", prompt=HOSTILE)

@@ -369,17 +369,23 @@ def test_every_anchor_is_in_the_running_source():
 
 def test_annotate_marks_the_check_line_with_u(rejected):
     rows = code_lesson.annotate(code_lesson.round_source(), rejected)
-    (note,) = [n for line, n in rows if line.strip().startswith("check = check_draft(")]
-    for c in rejected.record.checks:
+    (notes,) = [n for line, n in rows if line.strip().startswith("check = check_draft(")]
+    checks = rejected.record.checks
+    assert len(notes) == len(checks) > 1  # one note per coin flip
+    for c, note in zip(checks, notes):
         assert f"u = {c.u:.2g}" in note and f"min(1, {c.p:.2g}/{c.q:.2g})" in note
-    assert "keep" in note and "reject" in note
-    notes = {line.strip(): n for line, n in rows if n}
-    assert len(notes) == len(code_lesson.ANCHORS)
-    assert any("Z = " in n for n in notes.values())
+        assert note.endswith("keep" if c.accepted else "reject")
+    annotated = {line.strip(): n for line, n in rows if n}
+    assert len(annotated) == len(code_lesson.ANCHORS)
+    assert any("Z = " in n[0] for n in annotated.values())
     text = code_lesson.annotated_source(rejected)
-    assert text.count("◀") == len(code_lesson.ANCHORS)
-    assert [line.split("    # ◀")[0] for line in text.splitlines()] == \
-        code_lesson.round_source().splitlines()
+    assert text.count("◀") == len(code_lesson.ANCHORS) - 1 + len(checks)
+    code = [line.split("    # ◀")[0] for line in text.splitlines() if not line.lstrip().startswith("# ◀")]
+    assert code == code_lesson.round_source().splitlines()
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("check = check_draft("))
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    assert lines[at + 1: at + 1 + len(checks)] == [f"{indent}# ◀ {n}" for n in notes]
 
 
 def test_annotate_bonus_round(all_kept):

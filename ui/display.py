@@ -24,16 +24,18 @@ def show_chart(chart: Chart, key: str) -> None:
 
 def chip(text: str, color: str | None = None, style: str = "", title: str = "",
          visible_space: bool = True) -> str:
-    """One token as an HTML span; `text` is escaped here."""
+    """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
+    override the chip's own."""
     shown = token_label(text) if visible_space else html.escape(text)
     bg = f"background:{color}33;border-bottom:3px solid {color};" if color else ""
-    return (f'<span class="tok" title="{title}" style="{bg}{style}padding:1px 3px;margin:0 1px;'
-            f'border-radius:4px;font-family:monospace;white-space:break-spaces">{shown}</span>')
+    return (f'<span class="tok" title="{title}" style="{bg}padding:1px 3px;margin:0 1px;'
+            f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>')
 
 
 def origin_legend() -> str:
-    return " ".join(chip(label, ORIGIN_COLORS[o]) for o, label in ORIGIN_LABELS.items()
-                    if o != "target")
+    """The key to the token colours, in the page's own type: its labels are words, not tokens."""
+    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, style="font-family:inherit")
+                    for o, label in ORIGIN_LABELS.items() if o != "target")
 
 
 def colored_text(pieces: list[tuple[str, str]]) -> str:
