@@ -1,7 +1,10 @@
 """Target-only vs speculative vs transformers' assisted generation, side by side in one run.
 
-    .venv/bin/python benchmarks/speed.py [--drafters nimbus-mini early-exit-12] [--gammas 4 1]
-                                         [--prompts FILE]
+    .venv/bin/python benchmarks/speed.py [--drafters nimbus-mini early-exit-12]
+                                         [--settings 4 1 4@0.5 8@0.5] [--prompts FILE]
+
+A setting is γ, or γ@P: draft up to γ tokens and stop a round's draft early after a token the
+drafter gave less than P (transformers' assistant_confidence_threshold, set alike there).
 """
 from __future__ import annotations
 
@@ -14,12 +17,26 @@ from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.models import load_pair
 
 
+def setting(text: str) -> tuple[int, float]:
+    """"4" -> (4, 0.0); "8@0.5" -> (8, 0.5)."""
+    gamma, _, stop = text.partition("@")
+    try:
+        return int(gamma), float(stop or 0.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a setting is γ or γ@P, such as 4 or 8@0.5; got {text!r}")
+
+
+def _key(row: dict) -> tuple:
+    return row["drafter"], row["gamma"], row.get("stop_below", 0.0)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--drafters", nargs="+", default=["nimbus-mini"])
     ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
-    ap.add_argument("--gammas", nargs="+", type=int, default=[4, 1],
-                    help="4 as in the lesson; 1 is where Nimbus-mini pays off most on a CPU")
+    ap.add_argument("--settings", nargs="+", type=setting, default=[(4, 0.0), (1, 0.0), (4, 0.5), (8, 0.5)],
+                    metavar="γ[@P]", help="4 as in the lesson; 1 is where Nimbus-mini pays off most "
+                    "at a fixed γ on a CPU; γ@P stops a draft early below P")
     ap.add_argument("--tokens", type=int, default=96)
     ap.add_argument("--repeats", type=int, default=2)
     add_prompts_option(ap)
@@ -28,11 +45,13 @@ def main() -> None:
     rows = []
     for drafter in args.drafters:
         pair = load_pair(drafter)
-        for gamma, temperature in ((g, t) for g in args.gammas for t in args.temperatures):
-            report = compare_methods(pair, gamma, temperature, args.tokens, args.repeats, prompts)
+        for (gamma, stop_below), temperature in ((g, t) for g in args.settings for t in args.temperatures):
+            report = compare_methods(pair, gamma, temperature, args.tokens, args.repeats, prompts,
+                                     stop_below=stop_below)
             print(report.table(), "\n", flush=True)
             t = report.totals
             rows.append({"drafter": drafter, "temperature": temperature, "gamma": gamma,
+                         "stop_below": stop_below,
                          "tokens": args.tokens, "repeats": args.repeats,
                          "target_tokens_per_s": t["target"].tokens_per_second,
                          "speculative_tokens_per_s": t["speculative"].tokens_per_second,
@@ -43,9 +62,9 @@ def main() -> None:
     if args.prompts:
         print(f"measured on {len(prompts)} prompts from {args.prompts}; speed.json is unchanged")
         return
-    measured = {(r["drafter"], r["gamma"]) for r in rows}
+    measured = {_key(r) for r in rows}
     kept = [r for r in json.loads((RESULTS / "speed.json").read_text())
-            if (r["drafter"], r["gamma"]) not in measured] if (RESULTS / "speed.json").is_file() else []
+            if _key(r) not in measured] if (RESULTS / "speed.json").is_file() else []
     print("wrote", write("speed.json", kept + rows))  # rows not measured now stay
 
 

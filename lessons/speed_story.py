@@ -19,6 +19,11 @@ def load(name: str):
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def early_stop_text(stop_below: float) -> str:
+    """How a speed row's drafts end: "off" (always γ tokens) or "below 0.5"."""
+    return f"below {stop_below:g}" if stop_below else "off"
+
+
 def saved_verify_costs() -> dict[int, float]:
     """Measured cost of the target pass that checks gamma drafts, in single steps, by gamma
     (from benchmarks/gamma_sweep.py; empty before it has run)."""

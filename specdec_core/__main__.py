@@ -29,6 +29,9 @@ def _check(args) -> None:
         raise ValueError(f"gamma must be a whole number from 1 to {MAX_GAMMA}; got {args.gamma}")
     if args.max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be >= 1; got {args.max_new_tokens}")
+    if not 0.0 <= args.stop_below <= 1.0:
+        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
+                         f"got {args.stop_below}")
     if getattr(args, "method", "speculative") not in METHODS:
         raise ValueError(f"method must be one of {METHODS}")
     if hasattr(args, "prompt") and not args.prompt.strip():
@@ -42,7 +45,7 @@ def _generate(args) -> int:
     _check(args)
     pair = load_pair(args.drafter, args.device)
     result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
-                      args.temperature, args.top_k, args.top_p, args.seed)
+                      args.temperature, args.top_k, args.top_p, args.seed, stop_below=args.stop_below)
     if args.json:
         print(json.dumps({"text": result.text, "token_ids": result.token_ids,
                           "origins": result.origins, "stats": result.stats.as_dict()}, indent=2))
@@ -65,7 +68,7 @@ def _bench(args) -> int:
     pair = load_pair(args.drafter, args.device)
     report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
                              max_new_tokens=args.max_new_tokens, repeats=args.repeats,
-                             prompts=prompts)
+                             prompts=prompts, stop_below=args.stop_below)
     print(report.table())
     return 0
 
@@ -112,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--gamma", type=int, default=4)
         p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0)
         p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96)
+        p.add_argument("--stop-below", type=float, default=0.0, metavar="P",
+                       help="end a draft early after a token the drafter gave less than P "
+                            "(0: always draft gamma tokens)")
     gen = sub.choices["generate"]
     gen.add_argument("--prompt", required=True)
     gen.add_argument("--method", default="speculative", choices=["speculative", "target"])

@@ -50,14 +50,16 @@ class BenchReport:
 
 
 @torch.inference_mode()
-def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature: float, seed: int):
-    """transformers' own speculative decoding with the same pair; (new tokens, seconds)."""
+def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature: float, seed: int,
+                stop_below: float = 0.0):
+    """transformers' own speculative decoding with the same pair and the same early stop (its
+    assistant_confidence_threshold); (new tokens, seconds)."""
     ids = pair.tokenizer(prompt, add_special_tokens=False, return_tensors="pt").input_ids
     config = pair.drafter.generation_config
     saved = (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
              config.assistant_confidence_threshold)
     config.num_assistant_tokens, config.num_assistant_tokens_schedule = gamma, "constant"
-    config.assistant_confidence_threshold = 0.0  # draft exactly gamma tokens, as ours does
+    config.assistant_confidence_threshold = stop_below  # 0: draft exactly gamma tokens
     sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} \
         if temperature > 0 else {"do_sample": False}
     try:
@@ -72,25 +74,27 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
 
 
 def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3,
-                    prompts=BENCH_PROMPTS, reference=True) -> BenchReport:
-    report = BenchReport({"drafter": pair.drafter_name, "gamma": gamma, "temperature": temperature,
+                    prompts=BENCH_PROMPTS, reference=True, stop_below=0.0) -> BenchReport:
+    report = BenchReport({"drafter": pair.drafter_name, "gamma": gamma, "stop_below": stop_below,
+                          "temperature": temperature,
                           "max_new_tokens": max_new_tokens, "repeats": repeats,
                           "prompts": len(prompts), "device": pair.device,
                           "threads": torch.get_num_threads()})
     names = ["target", "speculative"] + (["hf-assisted"] if reference else [])
     report.totals = {n: MethodTotals() for n in names}
-    generate(pair, prompts[0], 4, "speculative", gamma, temperature)  # warm-up
+    generate(pair, prompts[0], 4, "speculative", gamma, temperature, stop_below=stop_below)  # warm-up
     for r in range(repeats):
         for i, prompt in enumerate(prompts):
             seed = 1000 * r + i
             for method in ("target", "speculative"):
-                res = generate(pair, prompt, max_new_tokens, method, gamma, temperature, seed=seed)
+                res = generate(pair, prompt, max_new_tokens, method, gamma, temperature, seed=seed,
+                               stop_below=stop_below)
                 t = report.totals[method]
                 t.tokens += res.stats.new_tokens
                 t.seconds += res.stats.wall_seconds
                 t.target_passes += res.stats.target_passes
             if reference:
-                n, s = hf_assisted(pair, prompt, max_new_tokens, gamma, temperature, seed)
+                n, s = hf_assisted(pair, prompt, max_new_tokens, gamma, temperature, seed, stop_below)
                 report.totals["hf-assisted"].tokens += n
                 report.totals["hf-assisted"].seconds += s
     return report

@@ -93,16 +93,29 @@ def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
     return q if noise == 0 else (1.0 - noise) * q + noise / q.shape[-1]
 
 
-def propose(pair, context, gamma, sampling, rng, cache, noise=0.0) -> tuple[list[int], np.ndarray]:
-    """The draft writes `gamma` tokens one after another: (tokens, q_dists (gamma, V))."""
+def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
+            stop_below=0.0) -> tuple[list[int], np.ndarray]:
+    """The draft writes up to `gamma` tokens one after another: (tokens, q_dists (n, V)).
+
+    With `stop_below` > 0 it stops early, after a token to which it gave less than that
+    probability (its own, at temperature 1): the target is likely to reject such a token, and
+    every token drafted after a rejection is wasted. The rule is still exact: where a round
+    stops depends only on the draft's side, and each drafted token is checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):
-        q = to_distributions(feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:],
-                             sampling)[0]  # (V,)
-        q = add_noise(q, noise)
+        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:]
+        q = add_noise(to_distributions(logits, sampling)[0], noise)  # (V,)
         tokens.append(sample(q, rng))
         dists.append(q)
+        if stop_below and draft_confidence(logits[0], tokens[-1]) < stop_below:
+            break
     return tokens, np.stack(dists)
+
+
+def draft_confidence(logits: torch.Tensor, token: int) -> float:
+    """The drafter's own probability of `token` at temperature 1, whatever the sampling: at
+    temperature 0 its q is one-hot and says nothing about how sure it was."""
+    return float(torch.softmax(logits.float(), -1)[token])
 
 
 def verify(pair, context, draft_tokens, sampling, cache) -> np.ndarray:
@@ -130,14 +143,15 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
 
 @torch.inference_mode()
 def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
-                     noise=0.0) -> Iterator[Chunk]:
-    """Speculative sampling: each round drafts `gamma` tokens and verifies them in one pass."""
+                     noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
+    """Speculative sampling: each round drafts `gamma` tokens (fewer when the draft stops
+    early, see `propose`) and verifies them in one pass."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0
     while produced < max_new_tokens:
-        # 1. draft gamma tokens with the small model
-        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise)
+        # 1. draft up to gamma tokens with the small model
+        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise, stop_below)
         # 2. score all of them (and one more position) in a single target pass
         p_dists = verify(pair, context, drafts, sampling, target_cache)
         # 3. accept or correct, in plain numpy
@@ -150,7 +164,7 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
         yield Chunk(record.tokens, tuple(origins_of(record)), record)
 
 
-def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0) -> None:
+def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
@@ -160,6 +174,8 @@ def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0) ->
         raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
     if not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:  # NaN fails too
         raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
+    if isinstance(stop_below, bool) or not isinstance(stop_below, (int, float)) or not 0.0 <= stop_below <= 1.0:
+        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; got {stop_below!r}")
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
     if any(not 0 <= t < pair.vocab_size for t in prompt_ids):
@@ -185,20 +201,23 @@ def encode(pair, prompt: str) -> list[int]:
 
 
 def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-           top_k=0, top_p=1.0, seed=0, draft_noise=0.0) -> Iterator[Chunk]:
+           top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
     """Chunks as they are produced, stopping at EOS or max_new_tokens (a round is cut there).
 
     `prompt` is text, or a list of token ids (for chat-formatted prompts). `draft_noise`
     blends the draft's q with the uniform distribution (0 = the drafter as it is).
+    `stop_below` > 0 lets a round end its draft early, after a token the draft itself gave
+    less than that probability (0 = always draft `gamma` tokens, as in the lesson).
     """
     sampling = Sampling(temperature, top_k, top_p)
     prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
-    check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise)
+    check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise, stop_below)
     rng = np.random.default_rng(seed)
     if method == "target":
         chunks = iter_target(pair, prompt_ids, max_new_tokens, sampling, rng)
     else:
-        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma, draft_noise)
+        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma, draft_noise,
+                                  stop_below)
     left, eos = max_new_tokens, pair.tokenizer.eos_token_id
     for chunk in chunks:
         ids = chunk.token_ids[:left]
@@ -211,12 +230,12 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
 
 
 def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-             top_k=0, top_p=1.0, seed=0, draft_noise=0.0) -> Result:
+             top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0) -> Result:
     """Generate a continuation; see `stream` for the arguments."""
     begin = time.perf_counter()
     result = Result([], "", [])
     for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed,
-                        draft_noise):
+                        draft_noise, stop_below):
         result.token_ids.extend(chunk.token_ids)
         result.origins.extend(chunk.origins)
         result.stats.target_passes += 1

@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ui.models  # noqa: E402
+import ui.race  # noqa: E402
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
 from specdec_core.models import default_drafter, drafter_names  # noqa: E402
 from specdec_core.quality import drafter_table  # noqa: E402
@@ -186,6 +187,7 @@ TAMPERED = [
     ("playground", "gamma", "-3", 4),
     ("playground", "temperature", "nan", 1.0),
     ("playground", "prompt", "x" * 5000, DEFAULT_PROMPT),
+    ("race", "stop", "2", 0.0),
 ]
 
 
@@ -205,6 +207,8 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     assert param not in at.query_params  # the bad value is gone from the link
     if name == "walkthrough":
         assert step_shown(at) == 1 and not has_button(at, "Leave instructor mode")
+    elif name == "race":
+        assert at.slider(key="stop").value == default and has_button(at, "Start the race")
     else:
         assert len(at.metric) == 4  # the playground still ran, on the defaults
         if param == "prompt":
@@ -306,12 +310,14 @@ def test_code_page_shows_the_running_round_function():
     no_exception(at)
     shown = at.code[0].value.splitlines()
     source = inspect.getsource(speculative_round).splitlines()
-    assert len(shown) == len(source)
-    for line, original in zip(shown, source):
+    code = [line for line in shown if not line.lstrip().startswith("# ◀ ")]  # notes of their own
+    assert len(code) == len(source)
+    for line, original in zip(code, source):
         assert line == original or line.startswith(original + "    # ◀ ")
     notes = [line for line in shown if "# ◀" in line]
     assert len(notes) >= 4
-    assert any("check_draft" in line and "u = " in line for line in notes)
+    at_check = next(i for i, line in enumerate(shown) if "= check_draft(" in line)
+    assert "u = " in shown[at_check + 1] and "# ◀ #1 " in shown[at_check + 1]  # the first coin flip
 
 
 def test_thread_page_shows_target_pass_metrics():
@@ -368,14 +374,21 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     assert at.sidebar.selectbox[0].value == drafter_names()[0]
 
 
-def test_race_at_temperature_zero_writes_the_same_text():
-    at = page("race", temperature="0", tokens="8")
+@pytest.mark.parametrize("stop", ["0", "0.5"])
+def test_race_at_temperature_zero_writes_the_same_text(stop, monkeypatch):
+    """With or without the draft's early stop; the early stop reaches the speculative lane."""
+    asked = []
+    real = ui.race.stream
+    monkeypatch.setattr(ui.race, "stream", lambda *a, **k: asked.append((a[3], k)) or real(*a, **k))
+    at = page("race", temperature="0", tokens="8", stop=stop)
     no_exception(at)
-    assert not at.warning and at.session_state["tokens"] == 8
+    assert not at.warning and at.session_state["tokens"] == 8 and at.session_state["stop"] == float(stop)
     button(at, "Start the race").click().run()
     no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Same text?"] == "yes"
+    assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
+                                                 ("target", {"stop_below": float(stop)})]
 
 
 def test_race_points_to_the_measured_best_gamma():

@@ -33,12 +33,13 @@ def script(name: str, *args: str) -> subprocess.CompletedProcess:
     return python(str(ROOT / "benchmarks" / name), *args)
 
 
-def test_generate_json_matches_engine(pair):
+@pytest.mark.parametrize("stop_below", [0.0, 0.4])
+def test_generate_json_matches_engine(pair, stop_below):
     run = cli("generate", "--prompt", PHRASE, "--max-new-tokens", "8", "--temperature", "0",
-              "--json", "--drafter", "early-exit-6", "--device", "cpu")
+              "--json", "--drafter", "early-exit-6", "--device", "cpu", "--stop-below", str(stop_below))
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
-    res = generate(pair, PHRASE, 8, "speculative", gamma=4, temperature=0, seed=0)
+    res = generate(pair, PHRASE, 8, "speculative", gamma=4, temperature=0, seed=0, stop_below=stop_below)
     assert out["token_ids"] == res.token_ids and len(out["token_ids"]) == 8
     assert out["text"] == res.text and out["origins"] == res.origins
     stats = res.stats.as_dict()
@@ -51,6 +52,7 @@ def test_generate_json_matches_engine(pair):
 @pytest.mark.parametrize("args, message", [
     (["--prompt", "Hello", "--gamma", "0"], "gamma must be a whole number from 1 to 16; got 0"),
     (["--prompt", ""], "the prompt is empty"),
+    (["--prompt", "Hello", "--stop-below", "1.5"], "stop_below (the draft's early-stop threshold) must lie in [0, 1]"),
     pytest.param(["--prompt", "Hello", "--device", "cuda"], "asks for a CUDA GPU, but this PyTorch sees none",
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
 ])
@@ -74,6 +76,7 @@ def test_compare_methods_reports_all_three(pair):
     assert report.totals["target"].tokens == report.totals["speculative"].tokens == 8
     assert report.totals["target"].target_passes == 8
     assert report.settings["gamma"] == 2 and report.settings["drafter"] == "early-exit-6"
+    assert report.settings["stop_below"] == 0.0
     table = report.table()
     for label, (a, b) in {"speed-up, ours vs target-only:": ("speculative", "target"),
                           "ours vs transformers assisted (same pair):": ("speculative", "hf-assisted")
@@ -134,12 +137,21 @@ def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     shipped = ROOT / "assets" / "benchmarks" / "speed.json"
     before = shipped.read_bytes()
     run = script("speed.py", "--prompts", str(path), "--tokens", "4", "--repeats", "1",
-                 "--gammas", "1", "--temperatures", "0")
+                 "--settings", "1", "--temperatures", "0")
     assert run.returncode == 1 and "Traceback" not in run.stderr
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("error: prompt (9000 tokens) plus max_new_tokens (4) is more than")
     assert shipped.read_bytes() == before
 
+
+
+def test_speed_settings_read_gamma_and_early_stop(tmp_path):
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    from speed import setting
+    assert setting("4") == (4, 0.0) and setting("8@0.5") == (8, 0.5)
+    run = script("speed.py", "--settings", "4@high")
+    assert run.returncode == 2 and "a setting is γ or γ@P, such as 4 or 8@0.5; got '4@high'" in run.stderr
 
 def test_copy_guess_takes_the_latest_earlier_match():
     if str(ROOT / "benchmarks") not in sys.path:

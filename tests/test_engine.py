@@ -378,6 +378,70 @@ def test_first_token_test_has_power(first_token_setup, monkeypatch):
     assert chi2_pvalue(firsts, p_top, p_w) < ALPHA
 
 
+
+# --- 6b. a draft that stops early when it is unsure is still exact --------------------------
+
+STOP = 0.3  # early-exit-6 gives its first drafted token less than this about half the time
+
+
+def test_second_token_follows_target_when_drafts_stop_early(first_token_setup, pair):
+    """N_SEEDS = 2000 two-token runs (gamma 2, temperature 1, top_k 5, stop_below 0.3). The
+    early stop decides whether the second token is drafted, so it is the token to check: its
+    frequencies ~ sum over x1 of p(x1) p(x2 | x1), both warped to their top 5. Tokens
+    expected fewer than 5 times share one bin."""
+    ids, (p_top, p_w), _, memo = first_token_setup
+    expected: dict[int, float] = {}
+    for x1, w1 in zip(p_top, p_w):
+        p2 = pair.distributions(ids + [int(x1)])[0][-1]
+        top = np.argsort(-p2)[:5]
+        for x2, w2 in zip(top, p2[top] / p2[top].sum()):
+            expected[int(x2)] = expected.get(int(x2), 0.0) + float(w1 * w2)
+    seconds, stopped = [], 0
+    for seed in range(N_SEEDS):
+        res = generate(memo, ids, 2, "speculative", gamma=2, temperature=1.0, top_k=5, seed=seed,
+                       stop_below=STOP)
+        seconds.append(res.token_ids[1])
+        stopped += res.rounds[0].gamma == 1
+    assert 0.2 * N_SEEDS < stopped < 0.8 * N_SEEDS  # both kinds of round happen often
+    rare = {t for t, w in expected.items() if w * N_SEEDS < 5}
+    support = [t for t in expected if t not in rare] + [-1]
+    probs = [expected[t] for t in support[:-1]] + [sum(expected[t] for t in rare)]
+    binned = [-1 if t in rare else t for t in seconds]
+    assert chi2_pvalue(binned, support, probs) > ALPHA
+
+
+def test_a_draft_stops_right_after_its_first_unsure_token(pair, monkeypatch):
+    """Every round drafts up to the first token the draft gave less than stop_below, or gamma
+    tokens if there is none; 0 turns the stop off and 1 stops after every first token."""
+    seen = []
+    real = engine.draft_confidence
+    monkeypatch.setattr(engine, "draft_confidence",
+                        lambda logits, token: seen.append(real(logits, token)) or seen[-1])
+    for stop_below in (0.0, 0.4, 1.0):
+        seen.clear()
+        res = generate(pair, EXPORT, 30, gamma=5, temperature=1.0, seed=3, stop_below=stop_below)
+        lengths = [r.gamma for r in res.rounds]
+        if stop_below == 0:
+            assert not seen and set(lengths) == {5}
+            continue
+        assert sum(lengths) == len(seen)
+        at = 0
+        for n in lengths:
+            confidences, at = seen[at:at + n], at + n
+            assert all(c >= stop_below for c in confidences[:-1])
+            assert confidences[-1] < stop_below or n == 5
+        if stop_below == 1.0:
+            assert set(lengths) == {1}
+        else:
+            assert 1 < len(set(lengths))  # some rounds stopped early, some did not
+
+
+def test_greedy_with_early_stops_equals_target(pair):
+    ref = greedy_target(pair, EXPORT)
+    res = generate(pair, EXPORT, NEW, gamma=6, temperature=0, stop_below=0.5)
+    assert res.token_ids == ref.token_ids
+    assert min(r.gamma for r in res.rounds) < 6  # the one-hot q did not hide the draft's doubt
+
 # --- 7. bad input: a clear ValueError, raised by our code ------------------------------------
 
 BAD_REQUESTS = [
@@ -397,6 +461,9 @@ BAD_REQUESTS = [
     (dict(max_new_tokens=0), "max_new_tokens must be a whole number >= 1"),
     (dict(prompt=[-1, 5]), r"token ids must lie in \[0, 49152\)"),
     (dict(prompt=[5, 49152]), r"token ids must lie in \[0, 49152\)"),
+    (dict(stop_below=1.5), r"stop_below \(the draft's early-stop threshold\) must lie in \[0, 1\]"),
+    (dict(stop_below=float("nan")), r"stop_below .* must lie in \[0, 1\]; got nan"),
+    (dict(stop_below=True), r"stop_below .* must lie in \[0, 1\]; got True"),
 ]
 
 

@@ -26,7 +26,7 @@ class Lane:
         s = st.session_state
         self.pair, self.method = pair, method
         self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
-                             int(s.seed))
+                             int(s.seed), stop_below=s.stop)
         self.ids, self.origins, self.passes, self.clock, self.done = [], [], 0, 0.0, False
         self.slot = slot
 
@@ -73,11 +73,15 @@ def render() -> None:
     settings.show_problems(settings.load_race())
     pair = get_pair(st.session_state.drafter)
     st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     c1.slider("γ", 1, 8, key="gamma")
-    c2.slider("Temperature", 0.0, 2.0, key="temperature", step=0.1)
-    c3.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
-    c4.slider("Tokens", 8, 160, key="tokens", step=8)
+    c2.slider("Early stop", 0.0, 0.9, key="stop", step=0.1,
+              help="End a round's draft after a token Nimbus-mini gave less than this probability: "
+                   "the target would likely reject it, and every draft after a rejection is wasted. "
+                   "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
+    c3.slider("Temperature", 0.0, 2.0, key="temperature", step=0.1)
+    c4.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
+    c5.slider("Tokens", 8, 160, key="tokens", step=8)
     settings.save_race()
     _suggest_best_gamma()
     if not st.session_state.prompt.strip():

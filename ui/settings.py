@@ -28,7 +28,7 @@ PLAYGROUND = [
     float_param("top_p", 1.0, 0.05, 1.0),
     text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
 ]
-RACE = [int_param("tokens", 48, 8, 160)]
+RACE = [int_param("tokens", 48, 8, 160), float_param("stop", 0.0, 0.0, 0.9)]
 
 __all__ = ["MAX_SEED", "show_problems"]
 

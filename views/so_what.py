@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.speed_story import load, saved_verify_costs, sweep_chart, verify_cost_note
+from lessons.speed_story import early_stop_text, load, saved_verify_costs, sweep_chart, verify_cost_note
 from specdec_core.models import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
@@ -10,15 +10,19 @@ frame.begin("So what", "Speculative decoding buys speed with cheap extra compute
             "loosening what the big model may say. These numbers were measured on this machine.")
 speed = load("speed.json")
 if speed:
-    speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r["gamma"], r["temperature"]))
+    speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
+                              r["gamma"], r["temperature"]))
     st.subheader("Speed, measured side by side in one run")
     st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
+                   "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
                    "vs transformers": r["ours_vs_hf"]} for r in speed],
                  hide_index=True, column_config={
                      "target alone": st.column_config.NumberColumn("target alone, tok/s", format="%.1f"),
                      "speculative": st.column_config.NumberColumn("speculative, tok/s", format="%.1f"),
+                     "early stop": st.column_config.TextColumn(
+                         help="A round's draft ends after a token the drafter gave less than this"),
                      "speed-up": st.column_config.NumberColumn(format="%.2fx"),
                      "tokens / pass": st.column_config.NumberColumn(
                          format="%.2f", help="Tokens written per pass of Nimbus-large"),
