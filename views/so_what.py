@@ -29,7 +29,9 @@ if speed:
                      "vs transformers": st.column_config.NumberColumn(
                          format="%.2fx", help="Ours against transformers' assisted generation, same pair"),
                  })
-    st.caption("From `make bench` (benchmarks/speed.py).")
+    st.caption("From `make bench` (benchmarks/speed.py). With an early stop, a round's draft ends after "
+               "a token the drafter gave less than that probability, so γ is the most a round drafts: "
+               "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
 table = drafter_table()
 if table:
     st.subheader("The drafter family")
