@@ -37,7 +37,8 @@ $(MODEL): | wheel
 
 # Debian's Chromium for the browser tests (Playwright's own browser download cannot work here)
 browser:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && apt-get clean; }
+	@test -x /usr/bin/chromium || { apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && apt-get clean; }
 
 # figures for README and the So what page, each measured side by side in one run
 bench: setup

@@ -63,7 +63,6 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     return big
 
 
-
 def lifted_title(spec: dict) -> str:
     """Take the title out of a figure dict and return it, for the page to set as text that wraps
     at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only
@@ -77,6 +76,7 @@ def lifted_title(spec: dict) -> str:
                     default=size)
     layout.setdefault("margin", {})["t"] = round(max(lines, default=0) * note_size * 1.3) + 10
     return title
+
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
     """Token names slanted under each panel."""

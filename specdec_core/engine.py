@@ -174,8 +174,10 @@ def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, st
         raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
     if not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:  # NaN fails too
         raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
-    if isinstance(stop_below, bool) or not isinstance(stop_below, (int, float)) or not 0.0 <= stop_below <= 1.0:
-        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; got {stop_below!r}")
+    if isinstance(stop_below, bool) or not isinstance(stop_below, (int, float)) \
+            or not 0.0 <= stop_below <= 1.0:
+        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
+                         f"got {stop_below!r}")
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
     if any(not 0 <= t < pair.vocab_size for t in prompt_ids):

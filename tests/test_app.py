@@ -299,7 +299,7 @@ def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
     assert step_shown(at) == 1
     assert len(calls) == 1, calls
     with capsys.disabled():
-        print(f"\n[walkthrough] server-side run per Next/Back click: "
+        print("\n[walkthrough] server-side run per Next/Back click: "
               + ", ".join(f"{t * 1000:.0f} ms" for t in times))
 
 
@@ -416,7 +416,6 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     assert body.index("↵↵") < body.index("<br>") < body.index("there")  # the chip, then the break
 
 
-
 def test_the_colour_key_reads_as_words():
     key = origin_legend()
     for label in ("accepted draft", "correction (from the residual)", "bonus (from p)"):
@@ -425,6 +424,7 @@ def test_the_colour_key_reads_as_words():
     assert len(chips) == 3
     for c in chips:  # the page's type: in a style, the later of two rules wins
         assert c.index("font-family:monospace") < c.index("font-family:inherit")
+
 
 def test_html_in_a_prompt_is_shown_escaped():
     at = page("playground", prompt=HOSTILE)

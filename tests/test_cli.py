@@ -52,7 +52,8 @@ def test_generate_json_matches_engine(pair, stop_below):
 @pytest.mark.parametrize("args, message", [
     (["--prompt", "Hello", "--gamma", "0"], "gamma must be a whole number from 1 to 16; got 0"),
     (["--prompt", ""], "the prompt is empty"),
-    (["--prompt", "Hello", "--stop-below", "1.5"], "stop_below (the draft's early-stop threshold) must lie in [0, 1]"),
+    (["--prompt", "Hello", "--stop-below", "1.5"],
+     "stop_below (the draft's early-stop threshold) must lie in [0, 1]"),
     pytest.param(["--prompt", "Hello", "--device", "cuda"], "asks for a CUDA GPU, but this PyTorch sees none",
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
 ])
@@ -144,7 +145,6 @@ def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     assert shipped.read_bytes() == before
 
 
-
 def test_speed_settings_read_gamma_and_early_stop(tmp_path):
     if str(ROOT / "benchmarks") not in sys.path:
         sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -152,6 +152,7 @@ def test_speed_settings_read_gamma_and_early_stop(tmp_path):
     assert setting("4") == (4, 0.0) and setting("8@0.5") == (8, 0.5)
     run = script("speed.py", "--settings", "4@high")
     assert run.returncode == 2 and "a setting is γ or γ@P, such as 4 or 8@0.5; got '4@high'" in run.stderr
+
 
 def test_copy_guess_takes_the_latest_earlier_match():
     if str(ROOT / "benchmarks") not in sys.path:

@@ -378,7 +378,6 @@ def test_first_token_test_has_power(first_token_setup, monkeypatch):
     assert chi2_pvalue(firsts, p_top, p_w) < ALPHA
 
 
-
 # --- 6b. a draft that stops early when it is unsure is still exact --------------------------
 
 STOP = 0.3  # early-exit-6 gives its first drafted token less than this about half the time

@@ -246,7 +246,6 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
 
 
-
 def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     verify = figures.verify_chart(rejected).figure  # two-line panel titles
     spec = verify.to_dict()
@@ -264,6 +263,7 @@ def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     figures.lifted_title(coins)
     assert coins["layout"]["margin"]["t"] == 10
     go.Figure(big)  # still a valid figure
+
 
 def test_exactness_tokens_show_both_routes():
     """When the draft over-sells the target's favourites, the corrected route lives on other

@@ -137,7 +137,6 @@ def test_unrebuildable_cache_names_the_fix(monkeypatch, tmp_path):
         load_target("cpu")
 
 
-
 class _FillsTheDisk:
     """A model whose save writes part of a file, then meets a full disk as safetensors does."""
 
