@@ -387,6 +387,8 @@ def test_race_at_temperature_zero_writes_the_same_text(stop, monkeypatch):
     no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Same text?"] == "yes"
+    per_round = float(metrics["Drafts per round"].split()[0])
+    assert metrics["Drafts per round"].endswith("of 4") and (per_round < 4) == (stop != "0")
     assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
                                                  ("target", {"stop_below": float(stop)})]
 

@@ -28,6 +28,7 @@ class Lane:
         self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
                              int(s.seed), stop_below=s.stop)
         self.ids, self.origins, self.passes, self.clock, self.done = [], [], 0, 0.0, False
+        self.drafted = 0  # tokens the draft proposed, over all rounds
         self.slot = slot
 
     def step(self) -> None:
@@ -40,6 +41,7 @@ class Lane:
         self.ids.extend(chunk.token_ids)
         self.origins.extend(chunk.origins)
         self.passes += 1
+        self.drafted += chunk.record.gamma if chunk.record else 0
         self.draw()
 
     @property
@@ -97,10 +99,13 @@ def render() -> None:
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
     base, spec = lanes
     html_block(origin_legend())
-    m = st.columns(3)
+    m = st.columns(4)
     m[0].metric("Speed-up", f"{spec.rate / base.rate:.2f}x" if base.rate else "–")
     m[1].metric("Target passes", f"{spec.passes} vs {base.passes}")
-    m[2].metric("Same text?", "yes" if spec.ids == base.ids else "no",
+    m[2].metric("Drafts per round", f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
+                help="How many tokens Nimbus-mini drafted per round on average: γ, or fewer when "
+                     "the early stop ended a draft")
+    m[3].metric("Same text?", "yes" if spec.ids == base.ids else "no",
                 help="At temperature 0 both sides write the same tokens. Above it each side draws "
                      "its own random numbers, so they write different samples from the same "
                      "distribution.")
