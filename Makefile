@@ -45,6 +45,7 @@ bench: setup
 	$(PY) benchmarks/drafters.py
 	$(PY) benchmarks/copy_drafts.py
 	$(PY) benchmarks/speed.py --repeats 3
+	$(PY) benchmarks/early_stop.py
 	$(PY) benchmarks/gamma_sweep.py
 	$(PY) benchmarks/cpu_linear.py
 	$(PY) benchmarks/cold_start.py

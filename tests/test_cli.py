@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 
 import pytest
 import torch
@@ -125,7 +126,8 @@ def test_bench_runs_on_prompts_from_a_file(tmp_path):
     assert "'prompts': 2" in run.stdout and "speed-up, ours vs target-only:" in run.stdout
 
 
-@pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py", "copy_drafts.py"])
+@pytest.mark.parametrize("name", ["drafters.py", "speed.py", "gamma_sweep.py", "copy_drafts.py",
+                                  "early_stop.py"])
 def test_benchmark_scripts_name_a_missing_prompt_file(name, tmp_path):
     run = script(name, "--prompts", str(tmp_path / "none.txt"))
     assert run.returncode == 2 and "Traceback" not in run.stderr
@@ -152,6 +154,23 @@ def test_speed_settings_read_gamma_and_early_stop(tmp_path):
     assert setting("4") == (4, 0.0) and setting("8@0.5") == (8, 0.5)
     run = script("speed.py", "--settings", "4@high")
     assert run.returncode == 2 and "a setting is γ or γ@P, such as 4 or 8@0.5; got '4@high'" in run.stderr
+
+
+def test_modelled_speedup_prices_each_round_by_its_drafts():
+    """Two generations: rounds of 1 and 3 drafts writing 2 and 4 tokens, and one of 2 drafts
+    writing 1. Cost: n·c + v(n) per round; target alone pays 1 per token."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    from early_stop import modelled_speedup
+
+    def result(*rounds):
+        return types.SimpleNamespace(rounds=[types.SimpleNamespace(gamma=n) for n, _ in rounds],
+                                     stats=types.SimpleNamespace(new_tokens=sum(t for _, t in rounds)))
+
+    verify = {1: 1.0, 2: 1.5, 3: 1.6}
+    got = modelled_speedup([result((1, 2), (3, 4)), result((2, 1))], 0.1, verify)
+    spent = (0.1 + 1.0) + (0.3 + 1.6) + (0.2 + 1.5)
+    assert got == pytest.approx(7 / spent)
 
 
 def test_copy_guess_takes_the_latest_earlier_match():
