@@ -4,11 +4,12 @@ from __future__ import annotations
 import json
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from specdec_core.models import ASSETS
 
 from .figures import Chart, base_layout
-from .style import OVERLAP_COLOR, P_COLOR
+from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
 RESULTS = ASSETS / "benchmarks"
 
@@ -68,3 +69,41 @@ def sweep_chart(sweep: dict) -> Chart:
            "pass follow their closed form; the speed-up follows its closed form once the measured "
            "cost of verifying γ + 1 positions replaces the ideal cost of one step.")
     return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
+
+
+STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#f3d9a4", 0.5: Q_COLOR, 0.7: "#8a5a00"}
+
+
+def early_stop_chart(data: dict) -> Chart:
+    """Modelled speed-up against γ, one line per early-stop threshold, greedy and temperature 1
+    side by side (from benchmarks/early_stop.py)."""
+    rows = data["rows"]
+    temperatures = sorted({r["temperature"] for r in rows})
+    fig = make_subplots(rows=1, cols=len(temperatures), shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=[("greedy" if t == 0 else f"temperature {t:g}") for t in temperatures])
+    stops = sorted({r["stop_below"] for r in rows})
+    for col, t in enumerate(temperatures, start=1):
+        for stop in stops:
+            line = sorted((r for r in rows if r["temperature"] == t and
+                           (r["stop_below"] == stop or r["gamma"] == 1)), key=lambda r: r["gamma"])
+            fig.add_scatter(x=[r["gamma"] for r in line], y=[r["modelled_speedup"] for r in line],
+                            name=f"early stop {early_stop_text(stop)}", legendgroup=str(stop),
+                            showlegend=col == 1, row=1, col=col,
+                            line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2})
+    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"})
+    fig.update_xaxes(title="γ, the most a round drafts", dtick=1)
+    fig.update_yaxes(title="modelled speed-up", col=1)
+    fig = base_layout(fig, "What the early stop buys: speed-up priced from counted rounds", 420)
+    best = {t: max((r for r in rows if r["temperature"] == t), key=lambda r: r["modelled_speedup"])
+            for t in temperatures}
+    fixed = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
+                    key=lambda r: r["gamma"]) for t in temperatures}
+    alt = ("Without an early stop the speed-up falls as γ grows (" + "; ".join(
+        f"{'greedy' if t == 0 else f'temperature {t:g}'}: {fixed[t]['modelled_speedup']:.2f}x at "
+        f"γ = {fixed[t]['gamma']}" for t in temperatures) + "). With one, every γ stays near the best "
+        "setting (" + "; ".join(
+        f"{'greedy' if t == 0 else f'temperature {t:g}'}: {b['modelled_speedup']:.2f}x at γ = {b['gamma']}, "
+        f"stop {early_stop_text(b['stop_below'])}" for t, b in best.items()) + "), because a round "
+        "stops drafting where the draft is unsure, which is where the target would reject.")
+    table = [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
+    return Chart(fig, table, alt)

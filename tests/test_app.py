@@ -337,6 +337,9 @@ def test_so_what_page_runs():
     assert at.title[0].value == "So what"
     captions = " ".join(c.value for c in at.caption)
     assert "passes over one" in captions and "on an NVIDIA H200" in captions  # the saved GPU figures
+    assert "From benchmarks/early_stop.py" in captions  # the early stop's chart and how it is priced
+    speed_rows = [df.value for df in at.dataframe if "early stop" in df.value.columns]
+    assert len(speed_rows) == 1 and {"off", "below 0.5"} <= set(speed_rows[0]["early stop"])
 
 
 def positions_rows(at: AppTest) -> int:

@@ -508,3 +508,24 @@ def test_verify_cost_note_reads_both_machines():
     gpu = {"device": "NVIDIA H200", "verify_cost": {"1": 1.24, "4": 1.22, "8": 1.26}}
     both = verify_cost_note(cpu, gpu)
     assert "on an NVIDIA H200" in both and "1.22 to 1.26" in both
+
+
+def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
+    from lessons.speed_story import early_stop_chart
+
+    def row(t, g, stop, x):
+        return {"temperature": t, "gamma": g, "stop_below": stop, "modelled_speedup": x,
+                "drafts_per_round": 1.0, "tokens_per_pass": 1.5}
+
+    rows = [row(t, 1, 0.0, 1.3 - t / 10) for t in (0.0, 1.0)]
+    for t in (0.0, 1.0):
+        rows += [row(t, 4, 0.0, 1.0), row(t, 8, 0.0, 0.8 - t / 10), row(t, 4, 0.5, 1.2), row(t, 8, 0.5, 1.25)]
+    chart = early_stop_chart({"rows": rows, "cost_ratio": 0.1})
+    lines = chart.figure.data
+    assert len(lines) == 4  # (off, below 0.5) × (greedy, temperature 1)
+    for line in lines:
+        assert list(line.x) == [1, 4, 8]  # every threshold starts where one draft cannot stop earlier
+    assert [line.name for line in lines if line.showlegend] == ["early stop off", "early stop below 0.5"]
+    assert "greedy: 0.80x at γ = 8" in chart.alt and "temperature 1: 0.70x at γ = 8" in chart.alt
+    assert "greedy: 1.30x at γ = 1, stop off" in chart.alt
+    assert len(chart.rows) == len(rows)

@@ -1,6 +1,7 @@
 import streamlit as st
 
-from lessons.speed_story import early_stop_text, load, saved_verify_costs, sweep_chart, verify_cost_note
+from lessons.speed_story import (early_stop_chart, early_stop_text, load, saved_verify_costs, sweep_chart,
+                                 verify_cost_note)
 from specdec_core.models import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
@@ -52,7 +53,13 @@ if sweep:
     verify = saved_verify_costs()
     if 4 in verify:
         st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
-if not (speed or table or sweep):
+early = load("early_stop.json")
+if early:
+    show_chart(early_stop_chart(early), "early_stop")
+    st.caption(f"Each round is priced at a draft step's cost (c = {early['cost_ratio']:.2f}) per drafted "
+               "token plus the measured cost of the pass that checks them, so settings are compared "
+               "without timing noise. From benchmarks/early_stop.py.")
+if not (speed or table or sweep or early):
     st.info("No measurements yet: run `make bench` to fill this page.")
 st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
             "them all. When the draft agrees with the target often, that one pass buys several tokens; "
