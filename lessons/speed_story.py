@@ -74,13 +74,17 @@ def sweep_chart(sweep: dict) -> Chart:
 STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#f3d9a4", 0.5: Q_COLOR, 0.7: "#8a5a00"}
 
 
+def _regime(temperature: float) -> str:
+    return "greedy" if temperature == 0 else f"temperature {temperature:g}"
+
+
 def early_stop_chart(data: dict) -> Chart:
     """Modelled speed-up against γ, one line per early-stop threshold, greedy and temperature 1
     side by side (from benchmarks/early_stop.py)."""
     rows = data["rows"]
     temperatures = sorted({r["temperature"] for r in rows})
     fig = make_subplots(rows=1, cols=len(temperatures), shared_yaxes=True, horizontal_spacing=0.06,
-                        subplot_titles=[("greedy" if t == 0 else f"temperature {t:g}") for t in temperatures])
+                        subplot_titles=[_regime(t) for t in temperatures])
     stops = sorted({r["stop_below"] for r in rows})
     for col, t in enumerate(temperatures, start=1):
         for stop in stops:
@@ -96,14 +100,14 @@ def early_stop_chart(data: dict) -> Chart:
     fig = base_layout(fig, "What the early stop buys: speed-up priced from counted rounds", 420)
     best = {t: max((r for r in rows if r["temperature"] == t), key=lambda r: r["modelled_speedup"])
             for t in temperatures}
-    fixed = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
-                    key=lambda r: r["gamma"]) for t in temperatures}
-    alt = ("Without an early stop the speed-up falls as γ grows (" + "; ".join(
-        f"{'greedy' if t == 0 else f'temperature {t:g}'}: {fixed[t]['modelled_speedup']:.2f}x at "
-        f"γ = {fixed[t]['gamma']}" for t in temperatures) + "). With one, every γ stays near the best "
-        "setting (" + "; ".join(
-        f"{'greedy' if t == 0 else f'temperature {t:g}'}: {b['modelled_speedup']:.2f}x at γ = {b['gamma']}, "
-        f"stop {early_stop_text(b['stop_below'])}" for t, b in best.items()) + "), because a round "
-        "stops drafting where the draft is unsure, which is where the target would reject.")
+    longest = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
+                      key=lambda r: r["gamma"]) for t in temperatures}  # the largest γ, no stop
+    falls = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}"
+                      for t, r in longest.items())
+    stays = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}, "
+                      f"stop {early_stop_text(r['stop_below'])}" for t, r in best.items())
+    alt = (f"Without an early stop the speed-up falls as γ grows ({falls}). With one, every γ stays "
+           f"near the best setting ({stays}), because a round stops drafting where the draft is "
+           "unsure, which is where the target would reject.")
     table = [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
     return Chart(fig, table, alt)

@@ -59,7 +59,9 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
     saved = (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
              config.assistant_confidence_threshold)
     config.num_assistant_tokens, config.num_assistant_tokens_schedule = gamma, "constant"
-    config.assistant_confidence_threshold = stop_below  # 0: draft exactly gamma tokens
+    # 0: draft exactly gamma tokens. The threshold stays fixed here: transformers tunes it as it
+    # goes only when scikit-learn is installed, which this project does not install
+    config.assistant_confidence_threshold = stop_below
     sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} \
         if temperature > 0 else {"do_sample": False}
     try:
