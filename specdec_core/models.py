@@ -21,7 +21,7 @@ import torch
 from safetensors import SafetensorError
 
 from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
-from .cpu_linear import pack_weights, use_cpu_kernels
+from .cpu_linear import pack_weights, use_cpu_kernels, use_half_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
@@ -59,11 +59,15 @@ def validate_drafter_name(name: str) -> str:
                      "or early-exit-K (K = 1..29)")
 
 
-def for_inference(model):
+def for_inference(model, half_weights: bool = False):
     """A loaded model as the app and the benchmarks use it: evaluation mode, no gradients (so
     any caller, in any thread, gets the fast CPU products), the CPU products switched on and
-    their packed weights made now rather than during the first generation."""
-    return pack_weights(use_cpu_kernels(model.eval().requires_grad_(False)))
+    their packed weights made now rather than during the first generation. `half_weights`:
+    layers whose weights are float16 values multiply by a float16 copy (see cpu_linear)."""
+    model = use_cpu_kernels(model.eval().requires_grad_(False))
+    if half_weights:
+        use_half_weights(model)
+    return pack_weights(model)
 
 
 # --- the target ----------------------------------------------------------------------------
@@ -183,8 +187,9 @@ def load_drafter(name: str, target):
                              f"git checkout -- assets/{name}  (or retrain: "
                              "python -m specdec_core.distill)")
     try:
-        # on the target's device before for_inference, which packs weights only on a CPU
-        return for_inference(load_nimbus_mini(folder, target).to(target.device))
+        # on the target's device before for_inference, which packs weights only on a CPU;
+        # stored in float16, its weights lose nothing in the float16 product
+        return for_inference(load_nimbus_mini(folder, target).to(target.device), half_weights=True)
     except Exception as err:
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
                              f"git checkout -- assets/{name}") from err

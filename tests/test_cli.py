@@ -173,6 +173,16 @@ def test_modelled_speedup_prices_each_round_by_its_drafts():
     assert got == pytest.approx(7 / spent)
 
 
+def test_costs_are_priced_at_the_median_of_their_timings():
+    """Three timings of (c, v): each figure's median, v taken n by n, so one stray timing of
+    one pass does not price every setting."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    from early_stop import median_costs
+    timings = [(0.08, {1: 1.0, 2: 1.05}), (0.07, {1: 1.1, 2: 1.31}), (0.09, {1: 0.9, 2: 1.24})]
+    assert median_costs(timings) == (0.08, {1: 1.0, 2: 1.24})
+
+
 def test_copy_guess_takes_the_latest_earlier_match():
     if str(ROOT / "benchmarks") not in sys.path:
         sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -8,7 +8,8 @@ import pytest
 import torch
 from torch import nn
 
-from specdec_core.cpu_linear import ONEDNN, STREAM_ROWS, CPULinear, use_cpu_kernels
+from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, is_half_exact,
+                                     use_cpu_kernels, use_half_weights)
 from specdec_core.quality import best_gamma, verify_cost
 from specdec_core.sampling import expected_speedup
 
@@ -65,6 +66,65 @@ def test_packed_weight_is_used_and_follows_weight_changes():
         torch.testing.assert_close(twin(x), plain(x), rtol=1e-5, atol=1e-5)
 
 
+def half_pair(bias: bool, seed: int = 0) -> tuple[nn.Linear, CPULinear]:
+    """linear_pair with float16 values in float32 weights, the fast layer on the float16 product."""
+    plain, fast = linear_pair(bias, seed)
+    with torch.no_grad():
+        for layer in (plain, fast):
+            layer.weight.copy_(plain.weight.half().float())
+    assert use_half_weights(fast) == 1 and fast.half
+    return plain, fast
+
+
+needs_half = pytest.mark.skipif(not HALF_PRODUCTS, reason="this PyTorch build has no fbgemm")
+
+
+@needs_half
+@pytest.mark.parametrize("grad", [False, True], ids=["inference", "with-grad"])
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+def test_half_product_is_the_same_product(shape, bias, grad):
+    """The float16 copy holds the same weights, so the product is nn.Linear's to float32 rounding;
+    with gradients the library's product runs and no copy is made."""
+    plain, fast = half_pair(bias)
+    x = torch.randn(*shape)
+    with torch.set_grad_enabled(grad):
+        want, got = plain(x), fast(x)
+    assert got.shape == want.shape and got.is_contiguous()
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert ("_half_weight" in fast.__dict__) == (not grad)
+
+
+@needs_half
+def test_half_weights_only_where_float16_loses_nothing():
+    """A weight with a value float16 cannot hold keeps its float32 products."""
+    torch.manual_seed(0)
+    model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8)))
+    with torch.no_grad():
+        model[0].weight.copy_(model[0].weight.half().float())
+        model[1].weight[0, 0] = 1.0 + 2.0 ** -12  # between two float16 neighbours
+    assert is_half_exact(model[0].weight) and not is_half_exact(model[1].weight)
+    assert use_half_weights(model) == 1
+    assert model[0].half and not model[1].half
+
+
+@needs_half
+def test_half_copy_follows_weight_changes_and_is_not_copied():
+    plain, fast = half_pair(False)
+    x = torch.randn(1, 96)
+    with torch.no_grad():
+        fast(x)
+        first = fast.__dict__["_half_weight"][1]
+        for layer in (plain, fast):
+            layer.weight.mul_(-2.0)  # still float16 values
+        torch.testing.assert_close(fast(x), plain(x), rtol=1e-5, atol=1e-5)
+    assert fast.__dict__["_half_weight"][1] is not first
+    twin = copy.deepcopy(fast)
+    assert twin.half and "_half_weight" not in twin.__dict__
+    with torch.no_grad():
+        torch.testing.assert_close(twin(x), plain(x), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("rows", [1, STREAM_ROWS, STREAM_ROWS + 2])
 def test_gradients_match_nn_linear(rows):
     plain, fast = linear_pair(True, seed=1)
@@ -106,14 +166,18 @@ def test_loaded_models_pack_even_where_gradients_are_on(pair):
     torch.testing.assert_close(out, nn.functional.linear(x, layer.weight), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+@pytest.mark.skipif(not (ONEDNN and HALF_PRODUCTS), reason="this PyTorch build lacks oneDNN or fbgemm")
 def test_a_loaded_pair_is_packed_before_its_first_pass():
-    """Packing at load keeps its cost out of the first generation (the race times that)."""
+    """Packing at load keeps its cost out of the first generation (the race times that).
+    Nimbus-mini, stored in float16, takes the float16 product in every layer; the target, whose
+    weights are not float16 values, takes none."""
     from specdec_core.models import load_pair
     fresh = load_pair("nimbus-mini", device="cpu")
-    linears = [m for model in (fresh.target, fresh.drafter) for m in model.modules()
-               if isinstance(m, CPULinear)]
-    assert linears and all("_packed_weight" in m.__dict__ for m in linears)
+    target = [m for m in fresh.target.modules() if isinstance(m, CPULinear)]
+    drafter = [m for m in fresh.drafter.modules() if isinstance(m, CPULinear)]
+    assert target and all("_packed_weight" in m.__dict__ and not m.half for m in target)
+    assert drafter and all("_half_weight" in m.__dict__ and m.half for m in drafter)
+    assert not any("_packed_weight" in m.__dict__ for m in drafter)  # no second copy
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):

@@ -63,6 +63,22 @@ def test_nimbus_mini_loads_and_drafts():
     assert spec.token_ids == ref.token_ids
 
 
+def test_nimbus_mini_float16_products_keep_its_distribution(pair):
+    """Loaded for the app, Nimbus-mini multiplies by float16 copies of its float16-stored weights.
+    Its q is that of the same weights through the library's float32 products, to rounding."""
+    from specdec_core.cpu_linear import CPULinear
+    from specdec_core.drafters import load_nimbus_mini
+    shipped = load_drafter("nimbus-mini", pair.target)
+    reference = load_nimbus_mini(models.ASSETS / "nimbus-mini", pair.target)
+    assert not any(isinstance(m, CPULinear) for m in reference.modules())
+    ids = pair.tokenizer(PHRASE + " file was too large for the free plan, so please try again.",
+                         add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        q = torch.softmax(shipped.logits(torch.tensor([ids]), DynamicCache()), -1)
+        q_ref = torch.softmax(reference.logits(torch.tensor([ids]), DynamicCache()), -1)
+    assert (0.5 * (q - q_ref).abs().sum(-1)).max() < 1e-4
+
+
 def test_asking_for_a_gpu_that_is_not_there_says_so(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert models.resolve_device("auto") == "cpu" and models.resolve_device("cpu") == "cpu"
