@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import settings
-from .style import apply_presentation
+from .style import apply_narrow_screens, apply_presentation
 
 
 def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> None:
@@ -13,6 +13,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> Non
     st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=":material/bolt:",
                        layout="wide")
     settings.sidebar(drafter_in_sidebar)
+    apply_narrow_screens()
     apply_presentation(st.session_state.present)
     settings.show_problems(problems)
     st.title(title)

@@ -1,4 +1,5 @@
-"""Instructor mode: large type and a wide page, with the sidebar tucked away."""
+"""Page styles: instructor mode (large type and a wide page, with the sidebar tucked away) and
+smaller chart labels on a phone."""
 import streamlit as st
 
 _PRESENT_CSS = """
@@ -15,6 +16,21 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
 </style>
 """
+
+
+# Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of a chart
+# with four or five panels side by side would run into each other
+_NARROW_CSS = """
+<style>
+@media (max-width: 640px) {
+  .js-plotly-plot .annotation-text { font-size: 9px !important; }
+}
+</style>
+"""
+
+
+def apply_narrow_screens() -> None:
+    st.html(_NARROW_CSS)
 
 
 def _leave() -> None:

@@ -43,11 +43,12 @@ def browser(playwright_instance):
 @pytest.fixture
 def new_context(browser, base_url):
     """A factory for fresh, isolated browser contexts on the app (closed after the test):
-    `page.goto("/race")` opens the app's race page."""
+    `page.goto("/race")` opens the app's race page; keyword arguments (a viewport, say) go to
+    Playwright's new_context."""
     contexts = []
 
     def make(**kwargs):
-        context = browser.new_context(base_url=base_url, viewport=VIEWPORT, **kwargs)
+        context = browser.new_context(**{"base_url": base_url, "viewport": VIEWPORT, **kwargs})
         context.set_default_timeout(60_000)
         contexts.append(context)
         return context

@@ -152,3 +152,30 @@ def test_html_prompt_is_shown_not_run(page: Page):
     page.wait_for_timeout(500)  # an onerror handler would have fired by now
     assert dialogs == []
     no_exception(page)
+
+
+PHONE = {"width": 390, "height": 844}
+
+# the on-screen boxes of the first chart's panel titles (Plotly annotations), left to right
+_TITLE_BOXES = """() => {
+  const chart = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  return [...chart.querySelectorAll('.annotation-text')]
+    .map(t => t.getBoundingClientRect())
+    .map(r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom}))
+    .sort((a, b) => a.left - b.left);
+}"""
+
+
+def test_panel_titles_do_not_overlap_on_a_phone(new_context):
+    """Steps 1 and 2 set four and five panels side by side; on a 390-pixel screen their titles
+    shrink so that each stays clear of its neighbours."""
+    page = new_context(viewport=PHONE).new_page()
+    for k in (1, 2):
+        page.goto(f"/?step={k}" if k > 1 else "/")
+        at_step(page, k, timeout=FIRST_LOAD_MS)
+        page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
+        boxes = page.evaluate(_TITLE_BOXES)
+        assert len(boxes) >= 4, boxes
+        for a, b in zip(boxes, boxes[1:]):
+            side_by_side = a["top"] < b["bottom"] and b["top"] < a["bottom"]
+            assert not side_by_side or a["right"] <= b["left"], (k, a, b)
