@@ -30,7 +30,11 @@ def linear_pair(bias: bool, seed: int = 0) -> tuple[nn.Linear, CPULinear]:
 @pytest.mark.parametrize("shape", ROW_SHAPES)
 def test_same_product_as_nn_linear(shape, bias, grad):
     """Within float32 rounding of nn.Linear for every row count, on every path."""
-    plain, fast = linear_pair(bias)
+    assert_same_product(*linear_pair(bias), shape, grad)
+
+
+def assert_same_product(plain: nn.Linear, fast: CPULinear, shape, grad: bool) -> None:
+    """fast(x) is plain(x) to float32 rounding, same shape, row-major, for a random x of `shape`."""
     x = torch.randn(*shape)
     with torch.set_grad_enabled(grad):
         want, got = plain(x), fast(x)
@@ -87,11 +91,7 @@ def test_half_product_is_the_same_product(shape, bias, grad):
     """The float16 copy holds the same weights, so the product is nn.Linear's to float32 rounding;
     with gradients the library's product runs and no copy is made."""
     plain, fast = half_pair(bias)
-    x = torch.randn(*shape)
-    with torch.set_grad_enabled(grad):
-        want, got = plain(x), fast(x)
-    assert got.shape == want.shape and got.is_contiguous()
-    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert_same_product(plain, fast, shape, grad)
     assert ("_half_weight" in fast.__dict__) == (not grad)
 
 
