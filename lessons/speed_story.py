@@ -95,7 +95,8 @@ def early_stop_chart(data: dict) -> Chart:
                             showlegend=col == 1, row=1, col=col,
                             line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2})
     fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"})
-    fig.update_xaxes(title="γ, the most a round drafts", dtick=1)
+    # on two lines, so that the two panels' titles stay apart on a phone
+    fig.update_xaxes(title="γ, the most<br>a round drafts", dtick=1)
     fig.update_yaxes(title="modelled speed-up", col=1)
     fig = base_layout(fig, "What the early stop buys: speed-up priced from counted rounds", 420)
     best = {t: max((r for r in rows if r["temperature"] == t), key=lambda r: r["modelled_speedup"])

@@ -156,26 +156,39 @@ def test_html_prompt_is_shown_not_run(page: Page):
 
 PHONE = {"width": 390, "height": 844}
 
-# the on-screen boxes of the first chart's panel titles (Plotly annotations), left to right
-_TITLE_BOXES = """() => {
-  const chart = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
-  return [...chart.querySelectorAll('.annotation-text')]
+# for every chart on the page, the on-screen boxes of its panel titles (Plotly annotations) and
+# axis titles
+_LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .map(chart => [...chart.querySelectorAll('.annotation-text, .infolayer text[class$="title"]')]
     .map(t => t.getBoundingClientRect())
-    .map(r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom}))
-    .sort((a, b) => a.left - b.left);
-}"""
+    .filter(r => r.width > 0)
+    .map(r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom})))"""
 
 
-def test_panel_titles_do_not_overlap_on_a_phone(new_context):
-    """Steps 1 and 2 set four and five panels side by side; on a 390-pixel screen their titles
-    shrink so that each stays clear of its neighbours."""
+def assert_labels_apart(page: Page, where: str, least: int) -> None:
+    """No two titles of one chart overlap, on any chart of the page."""
+    charts = page.evaluate(_LABEL_BOXES)
+    assert sum(map(len, charts)) >= least, (where, charts)
+    for boxes in charts:
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = (a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5
+                         or a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5)
+                assert apart, (where, a, b)
+
+
+def test_chart_titles_do_not_overlap_on_a_phone(new_context):
+    """Steps 1 and 2 set four and five panels side by side, and So what two; on a 390-pixel
+    screen every panel's titles stay clear of their neighbours'."""
     page = new_context(viewport=PHONE).new_page()
     for k in (1, 2):
         page.goto(f"/?step={k}" if k > 1 else "/")
         at_step(page, k, timeout=FIRST_LOAD_MS)
         page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
-        boxes = page.evaluate(_TITLE_BOXES)
-        assert len(boxes) >= 4, boxes
-        for a, b in zip(boxes, boxes[1:]):
-            side_by_side = a["top"] < b["bottom"] and b["top"] < a["bottom"]
-            assert not side_by_side or a["right"] <= b["left"], (k, a, b)
+        assert_labels_apart(page, f"step {k}", least=4)
+    page.goto("/so-what")
+    expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    expect(page.locator('[data-testid="stMain"] .js-plotly-plot')).to_have_count(2)
+    no_exception(page)
+    assert_labels_apart(page, "so what", least=6)
