@@ -1,11 +1,9 @@
-"""Plotly figure builders: pure functions, data in, Chart out.
+"""The walkthrough's plotly figures: pure functions, a scenario in, a Chart out.
 
 Every Chart carries its figure, the numbers behind it as table rows, and a one-paragraph text
 alternative for readers who cannot see the chart.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,69 +11,10 @@ from plotly.subplots import make_subplots
 
 from specdec_core.sampling import acceptance_probability, overlap, residual_distribution
 
+from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
-from .style import (FONT, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
+from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
                     prob_text, token_label, visible)
-
-
-@dataclass(frozen=True)
-class Chart:
-    figure: go.Figure
-    rows: list[dict]  # the numbers behind the chart, for a table view
-    alt: str  # text alternative
-
-
-def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
-                      # the legend at the foot of the whole figure: plotly then makes room for
-                      # it below the axis titles and token names at any width or type size
-                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
-                              "yanchor": "bottom"}, plot_bgcolor="white",
-                      # token labels such as "1" or "2" must stay categories: left to guess, plotly
-                      # makes the axis numeric when most labels look like numbers and drops the rest
-                      autotypenumbers="strict")
-    fig.update_yaxes(gridcolor="#e5e5e5")
-    return fig
-
-
-def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
-    """`fig` for a projector, as a plain figure dict: every text and the height grown by
-    `scale`. Edited as a dict, which costs a millisecond or two where plotly's validated
-    setters cost tens on every rerun; the caller's figure stays as it was."""
-    big = fig.to_dict()  # a deep copy
-    layout = big["layout"]
-    size = layout.setdefault("font", {}).get("size", 12)
-    layout["font"]["size"] = size * scale
-    layout["height"] = layout.get("height", 450) * scale
-    # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too
-    layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
-    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 12 * scale
-    for key, axis in layout.items():
-        if key.startswith(("xaxis", "yaxis")):
-            axis.setdefault("tickfont", {})["size"] = 12 * scale
-            axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
-    for note in layout.get("annotations", []):  # subplot titles carry a size of their own
-        note.setdefault("font", {})["size"] = note["font"].get("size", size) * scale
-    for trace in big["data"]:
-        if trace.get("textfont", {}).get("size"):
-            trace["textfont"]["size"] *= scale
-    return big
-
-
-def lifted_title(spec: dict) -> str:
-    """Take the title out of a figure dict and return it, for the page to set as text that wraps
-    at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only
-    the room the panel titles need, at their own type size."""
-    layout = spec["layout"]
-    title = layout.pop("title", {}).get("text", "")
-    size = layout.get("font", {}).get("size", 12)
-    lines = [note.get("text", "").count("<br>") + 1 for note in layout.get("annotations", [])
-             if note.get("yref") == "paper" and note.get("y") == 1 and note.get("yanchor") == "bottom"]
-    note_size = max((note.get("font", {}).get("size", size) for note in layout.get("annotations", [])),
-                    default=size)
-    layout.setdefault("margin", {})["t"] = round(max(lines, default=0) * note_size * 1.3) + 10
-    return title
 
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
@@ -284,55 +223,4 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: i
     tv = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
     alt = (f"Total-variation distance to p after {rounds:,} rounds, over the tokens shown and "
            "everything else: " + "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + ".")
-    return Chart(fig, rows, alt)
-
-
-def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
-                  verify: dict[int, float] | None = None) -> Chart:
-    """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
-    measured cost of checking gamma drafts, in single target steps) also the speed-up this
-    machine can expect, since there the checking pass is not free."""
-    from specdec_core.sampling import expected_speedup, expected_tokens_per_round
-
-    g = list(gammas)
-    tokens = [expected_tokens_per_round(alpha, k) for k in g]
-    speed = [expected_speedup(alpha, k, cost) for k in g]
-    here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \
-        all(k in verify for k in g) else None
-    fig = go.Figure()
-    fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=speed, name="speed-up if checking were free",
-                    line={"color": OVERLAP_COLOR, "dash": "dash"})
-    if here:
-        fig.add_scatter(x=g, y=here, name="speed-up on this machine", line={"color": OVERLAP_COLOR})
-    shown = here or speed
-    if gamma_now in g:
-        fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
-                        marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
-    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
-    rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)}
-            for k, a, b in zip(g, tokens, speed)]
-    if here:
-        for row, h, k in zip(rows, here, g):
-            row.update({"verify cost": round(verify[k], 3), "speed-up on this machine": round(h, 3)})
-    best = g[int(np.argmax(shown))]
-    where = "on this machine " if here else ""
-    return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up {where}peaks at γ = {best} "
-                            f"({max(shown):.2f}x).")
-
-
-def position_chart(by_position, checked) -> Chart:
-    """Acceptance by draft position: later positions are only checked when earlier ones held."""
-    names = [f"draft {i + 1}" for i in range(len(by_position))]
-    fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
-                           marker_color=OVERLAP_COLOR, text=[f"checked {n}×" for n in checked],
-                           textposition="outside", name="kept when checked"))
-    fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
-    fig = base_layout(fig, "Acceptance by draft position", 320)
-    rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
-            for i, (r, n) in enumerate(zip(by_position, checked))]
-    alt = "Acceptance by position: " + ", ".join(
-        f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
-        for i, (r, n) in enumerate(zip(by_position, checked))) + "."
     return Chart(fig, rows, alt)

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from specdec_core.models import ASSETS
 
-from .figures import Chart, base_layout
+from .chart import Chart, base_layout
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
 RESULTS = ASSETS / "benchmarks"

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lessons import code_lesson, figures, montecarlo  # noqa: E402
+from lessons import code_lesson, figures, montecarlo, playground_figures  # noqa: E402
+from lessons.chart import enlarged, lifted_title  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
@@ -234,7 +235,7 @@ def test_prob_text_never_rounds_a_small_probability_to_zero(x, text):
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     small = figures.verify_chart(rejected).figure  # subplot titles and a height of its own
     before = small.to_json()
-    big = go.Figure(figures.enlarged(small, 1.5))  # a valid figure: plotly checks every key
+    big = go.Figure(enlarged(small, 1.5))  # a valid figure: plotly checks every key
     assert small.to_json() == before
     assert big.layout.font.size == pytest.approx(1.5 * small.layout.font.size)
     assert big.layout.height == pytest.approx(1.5 * small.layout.height)
@@ -242,25 +243,25 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert [a.font.size for a in big.layout.annotations] == \
         pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
     coins = figures.coin_chart(rejected).figure  # the u labels are trace text
-    (u,) = [t for t in go.Figure(figures.enlarged(coins, 2)).data if t.name == "coin flip u"]
+    (u,) = [t for t in go.Figure(enlarged(coins, 2)).data if t.name == "coin flip u"]
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
 
 
 def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     verify = figures.verify_chart(rejected).figure  # two-line panel titles
     spec = verify.to_dict()
-    assert figures.lifted_title(spec) == verify.layout.title.text
+    assert lifted_title(spec) == verify.layout.title.text
     assert "title" not in spec["layout"] and verify.layout.title.text  # the original keeps it
     panel = max(a.font.size for a in verify.layout.annotations)
     assert 2 * panel <= spec["layout"]["margin"]["t"] < verify.layout.margin.t
-    big = figures.enlarged(verify, 1.5)
-    figures.lifted_title(big)
+    big = enlarged(verify, 1.5)
+    lifted_title(big)
     assert big["layout"]["margin"]["t"] >= 2 * 1.5 * panel  # the larger type gets its room
     draft = figures.draft_chart(rejected).figure.to_dict()  # one-line panel titles
-    figures.lifted_title(draft)
+    lifted_title(draft)
     assert panel <= draft["layout"]["margin"]["t"] < spec["layout"]["margin"]["t"]
     coins = figures.coin_chart(rejected).figure.to_dict()  # no panel titles: the u labels are text
-    figures.lifted_title(coins)
+    lifted_title(coins)
     assert coins["layout"]["margin"]["t"] == 10
     go.Figure(big)  # still a valid figure
 
@@ -300,16 +301,16 @@ def test_monte_carlo_chart(rejected):
 
 
 def test_speedup_and_position_charts():
-    chart = figures.speedup_chart(0.8, 0.1, 4)
+    chart = playground_figures.speedup_chart(0.8, 0.1, 4)
     assert len(chart.figure.data) == 3  # tokens per pass, speed-up, your γ
     assert [r["gamma"] for r in chart.rows] == list(range(1, 9))
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
-    assert len(figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
+    assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
 
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
-    chart = figures.speedup_chart(0.8, 0.1, 4, verify=verify)
+    chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
     assert [t.name for t in chart.figure.data][-2:] == ["speed-up on this machine", "your γ"]
     here = [r["speed-up on this machine"] for r in chart.rows]
     assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
@@ -318,7 +319,7 @@ def test_speedup_and_position_charts():
     assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
     assert f"on this machine peaks at γ = {best_here}" in chart.alt
 
-    chart = figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
+    chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
     assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "

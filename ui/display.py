@@ -5,7 +5,7 @@ import html
 
 import streamlit as st
 
-from lessons.figures import Chart, enlarged, lifted_title
+from lessons.chart import Chart, enlarged, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, token_label
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons import figures
+from lessons import playground_figures
 from lessons.playground import summarize
 from lessons.speed_story import saved_verify_costs
 from lessons.thread import token_pieces
@@ -70,9 +70,9 @@ def render() -> None:
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
     left, right = st.columns(2)
     with left:
-        show_chart(figures.position_chart(summary.by_position, summary.checked), "positions")
+        show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
     with right:
-        show_chart(figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
+        show_chart(playground_figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
                                          verify=saved_verify_costs()), "speedup")
     st.caption(f"{summary.rounds} rounds of {PLAY_TOKENS} tokens; the cost of a draft step relative "
                f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "

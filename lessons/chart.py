@@ -1,0 +1,70 @@
+"""What every chart of the app is: a plotly figure, the numbers behind it and a text alternative,
+with the layout they share and the two edits a page makes before drawing one (large type for a
+projector, the title lifted out as text)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from .style import FONT
+
+
+@dataclass(frozen=True)
+class Chart:
+    figure: go.Figure
+    rows: list[dict]  # the numbers behind the chart, for a table view
+    alt: str  # text alternative
+
+
+def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0.01}, height=height, font={"family": FONT, "size": 14},
+                      margin={"l": 10, "r": 10, "t": 70, "b": 10}, barmode="group",
+                      # the legend at the foot of the whole figure: plotly then makes room for
+                      # it below the axis titles and token names at any width or type size
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"}, plot_bgcolor="white",
+                      # token labels such as "1" or "2" must stay categories: left to guess, plotly
+                      # makes the axis numeric when most labels look like numbers and drops the rest
+                      autotypenumbers="strict")
+    fig.update_yaxes(gridcolor="#e5e5e5")
+    return fig
+
+
+def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
+    """`fig` for a projector, as a plain figure dict: every text and the height grown by
+    `scale`. Edited as a dict, which costs a millisecond or two where plotly's validated
+    setters cost tens on every rerun; the caller's figure stays as it was."""
+    big = fig.to_dict()  # a deep copy
+    layout = big["layout"]
+    size = layout.setdefault("font", {}).get("size", 12)
+    layout["font"]["size"] = size * scale
+    layout["height"] = layout.get("height", 450) * scale
+    # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too
+    layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
+    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 12 * scale
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")):
+            axis.setdefault("tickfont", {})["size"] = 12 * scale
+            axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
+    for note in layout.get("annotations", []):  # subplot titles carry a size of their own
+        note.setdefault("font", {})["size"] = note["font"].get("size", size) * scale
+    for trace in big["data"]:
+        if trace.get("textfont", {}).get("size"):
+            trace["textfont"]["size"] *= scale
+    return big
+
+
+def lifted_title(spec: dict) -> str:
+    """Take the title out of a figure dict and return it, for the page to set as text that wraps
+    at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only
+    the room the panel titles need, at their own type size."""
+    layout = spec["layout"]
+    title = layout.pop("title", {}).get("text", "")
+    size = layout.get("font", {}).get("size", 12)
+    lines = [note.get("text", "").count("<br>") + 1 for note in layout.get("annotations", [])
+             if note.get("yref") == "paper" and note.get("y") == 1 and note.get("yanchor") == "bottom"]
+    note_size = max((note.get("font", {}).get("size", size) for note in layout.get("annotations", [])),
+                    default=size)
+    layout.setdefault("margin", {})["t"] = round(max(lines, default=0) * note_size * 1.3) + 10
+    return title

@@ -1,0 +1,59 @@
+"""The playground's charts: acceptance by draft position, and what the measured α buys against γ."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from specdec_core.sampling import expected_speedup, expected_tokens_per_round
+
+from .chart import Chart, base_layout
+from .style import OVERLAP_COLOR, P_COLOR, U_COLOR
+
+
+def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
+                  verify: dict[int, float] | None = None) -> Chart:
+    """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
+    measured cost of checking gamma drafts, in single target steps) also the speed-up this
+    machine can expect, since there the checking pass is not free."""
+    g = list(gammas)
+    tokens = [expected_tokens_per_round(alpha, k) for k in g]
+    speed = [expected_speedup(alpha, k, cost) for k in g]
+    here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \
+        all(k in verify for k in g) else None
+    fig = go.Figure()
+    fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
+    fig.add_scatter(x=g, y=speed, name="speed-up if checking were free",
+                    line={"color": OVERLAP_COLOR, "dash": "dash"})
+    if here:
+        fig.add_scatter(x=g, y=here, name="speed-up on this machine", line={"color": OVERLAP_COLOR})
+    shown = here or speed
+    if gamma_now in g:
+        fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
+                        marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
+    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
+    fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
+    rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)}
+            for k, a, b in zip(g, tokens, speed)]
+    if here:
+        for row, h, k in zip(rows, here, g):
+            row.update({"verify cost": round(verify[k], 3), "speed-up on this machine": round(h, 3)})
+    best = g[int(np.argmax(shown))]
+    where = "on this machine " if here else ""
+    return Chart(fig, rows, f"At α = {alpha:.2f} the expected speed-up {where}peaks at γ = {best} "
+                            f"({max(shown):.2f}x).")
+
+
+def position_chart(by_position, checked) -> Chart:
+    """Acceptance by draft position: later positions are only checked when earlier ones held."""
+    names = [f"draft {i + 1}" for i in range(len(by_position))]
+    fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
+                           marker_color=OVERLAP_COLOR, text=[f"checked {n}×" for n in checked],
+                           textposition="outside", name="kept when checked"))
+    fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
+    fig = base_layout(fig, "Acceptance by draft position", 320)
+    rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
+            for i, (r, n) in enumerate(zip(by_position, checked))]
+    alt = "Acceptance by position: " + ", ".join(
+        f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
+        for i, (r, n) in enumerate(zip(by_position, checked))) + "."
+    return Chart(fig, rows, alt)
