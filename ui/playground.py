@@ -73,7 +73,7 @@ def render() -> None:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
     with right:
         show_chart(playground_figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
-                                         verify=saved_verify_costs()), "speedup")
+                                                    verify=saved_verify_costs()), "speedup")
     st.caption(f"{summary.rounds} rounds of {PLAY_TOKENS} tokens; the cost of a draft step relative "
                f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "
                "So what page, and the cost of the pass that checks γ drafts from its γ sweep.")
