@@ -20,6 +20,9 @@ from transformers.generation.logits_process import (
 )
 
 MAX_TEMPERATURE = 10.0
+# below this a positive temperature is greedy in all but name, and dividing float32 logits by
+# it would overflow (1e-300 is 0 in float32): such a request is refused, not turned into NaN
+MIN_TEMPERATURE = 0.01
 
 
 @dataclass(frozen=True)
@@ -33,8 +36,9 @@ class Sampling:
     def __post_init__(self):
         t, k, p = self.temperature, self.top_k, self.top_p
         if isinstance(t, bool) or not isinstance(t, (int, float)) or math.isnan(t) \
-                or not 0 <= t <= MAX_TEMPERATURE:
-            raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE}]; got {t}")
+                or not (t == 0 or MIN_TEMPERATURE <= t <= MAX_TEMPERATURE):
+            raise ValueError(f"temperature must be 0 (greedy) or a number in [{MIN_TEMPERATURE}, "
+                             f"{MAX_TEMPERATURE}]; got {t}")
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:

@@ -178,6 +178,22 @@ def test_roll_again_changes_the_seed():
     assert draws(at) != before
 
 
+def test_a_link_sets_the_sliders_to_values_they_can_show():
+    """A slider's value from a link is the slider's own grid point, even written with the
+    rounding noise of a float ("0.30000000000000004" is 0.3)."""
+    at = page("playground", temperature="0.30000000000000004", top_p="0.9", noise="0.05", gamma="2")
+    no_exception(at)
+    assert not at.warning
+    assert at.slider(key="temperature").value == 0.3 and at.slider(key="top_p").value == 0.9
+    assert at.slider(key="noise").value == 0.05 and at.slider(key="gamma").value == 2
+    assert at.query_params["temperature"] == "0.3"
+    race = page("race", tokens="16", stop="0.7")
+    assert not race.warning and race.slider(key="tokens").value == 16
+    assert race.slider(key="stop").value == 0.7
+    tiny = page("playground", temperature="1e-300")  # 0 give or take rounding: 0 reaches the models
+    assert not tiny.warning and tiny.slider(key="temperature").value == 0.0
+
+
 TAMPERED = [
     ("walkthrough", "step", "99", 1),
     ("walkthrough", "seed", "abc", DEFAULT_SEED),
@@ -186,6 +202,9 @@ TAMPERED = [
     ("walkthrough", "present", "maybe", False),
     ("playground", "gamma", "-3", 4),
     ("playground", "temperature", "nan", 1.0),
+    ("playground", "temperature", "0.001", 1.0),  # in range, but no slider shows it
+    ("playground", "top_p", "0.123", 1.0),
+    ("race", "tokens", "9", 48),
     ("playground", "prompt", "x" * 5000, DEFAULT_PROMPT),
     ("race", "stop", "2", 0.0),
 ]
@@ -208,7 +227,7 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     if name == "walkthrough":
         assert step_shown(at) == 1 and not has_button(at, "Leave instructor mode")
     elif name == "race":
-        assert at.slider(key="stop").value == default and has_button(at, "Start the race")
+        assert at.slider(key=param).value == default and has_button(at, "Start the race")
     else:
         assert len(at.metric) == 4  # the playground still ran, on the defaults
         if param == "prompt":

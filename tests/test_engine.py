@@ -23,7 +23,7 @@ from specdec_core import engine, sampling
 from specdec_core.engine import MAX_GAMMA, generate, iter_speculative, stream
 from specdec_core.models import load_pair
 from specdec_core.sampling import sample, speculative_round
-from specdec_core.warping import Sampling
+from specdec_core.warping import MIN_TEMPERATURE, Sampling, to_distributions
 
 EXPORT = "Your export failed because your"
 STORY = "Once upon a time"
@@ -192,6 +192,18 @@ def test_same_warping_for_p_and_q(pair, monkeypatch):
             expect[top] = raw_row[top] / raw_row[top].sum()
             assert np.count_nonzero(row) == 5
             assert np.allclose(row, expect, atol=1e-5, rtol=0)
+
+
+def test_the_smallest_temperature_still_gives_distributions():
+    """At MIN_TEMPERATURE the logits are divided by 0.01, far from float32's limits: rows stay
+    finite and sum to one, and two logits 0.01 apart differ by a factor e."""
+    logits = torch.tensor([[30.0, 29.99, -40.0, 0.0], [-5.0, 12.0, 11.0, 3.0]])  # (2, 4)
+    probs = to_distributions(logits, Sampling(MIN_TEMPERATURE))
+    assert np.isfinite(probs).all() and np.allclose(probs.sum(-1), 1.0)
+    assert probs[0, 0] / probs[0, 1] == pytest.approx(math.e, rel=1e-3)
+    assert probs[1, 1] == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="temperature must be 0 \\(greedy\\) or a number in"):
+        Sampling(MIN_TEMPERATURE / 2)
 
 
 @pytest.mark.parametrize("kwargs, both", [(dict(top_k=1), True), (dict(top_p=1e-6), True),
@@ -451,8 +463,9 @@ BAD_REQUESTS = [
     (dict(gamma=MAX_GAMMA + 1), "gamma must be a whole number from 1 to 16; got 17"),
     (dict(gamma="4"), r"gamma must be a whole number from 1 to 16; got '4'"),
     (dict(gamma=2.0), "gamma must be a whole number"),
-    (dict(temperature=-0.5), r"temperature must be a number in \[0, 10"),
-    (dict(temperature=float("nan")), r"temperature must be a number in \[0, 10"),
+    (dict(temperature=-0.5), r"temperature must be 0 \(greedy\) or a number in \[0.01, 10"),
+    (dict(temperature=float("nan")), r"temperature must be 0 \(greedy\) or a number in \[0.01, 10"),
+    (dict(temperature=1e-300), r"temperature must be 0 \(greedy\) .*; got 1e-300"),
     (dict(top_p=0), r"top_p must lie in \(0, 1\]"),
     (dict(top_p=1.5), r"top_p must lie in \(0, 1\]"),
     (dict(top_k=-1), "top_k must be a whole number >= 0"),

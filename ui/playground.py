@@ -32,11 +32,12 @@ def controls() -> None:
                      help="Each step up the ladder has a higher measured acceptance rate "
                      "(table on the So what page)")
     c1, c2 = st.columns(2)
-    c1.slider("Draft noise: blend q with the uniform distribution", 0.0, 1.0, key="noise", step=0.05,
-              help="0 keeps the drafter as it is; 1 makes it guess uniformly at random")
-    c1.slider("γ, drafted tokens per round", 1, 8, key="gamma")
-    c2.slider("Temperature (0 = greedy)", 0.0, 2.0, key="temperature", step=0.1)
-    c2.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
+    c1.slider("Draft noise: blend q with the uniform distribution", key="noise",
+              help="0 keeps the drafter as it is; 1 makes it guess uniformly at random",
+              **settings.limits("noise"))
+    c1.slider("γ, drafted tokens per round", key="gamma", **settings.limits("gamma"))
+    c2.slider("Temperature (0 = greedy)", key="temperature", **settings.limits("temperature"))
+    c2.slider("Top-p", key="top_p", **settings.limits("top_p"))
     st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
 
 

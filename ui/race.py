@@ -76,14 +76,14 @@ def render() -> None:
     pair = get_pair(st.session_state.drafter)
     st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
     c1, c2, c3, c4, c5 = st.columns(5)
-    c1.slider("γ", 1, 8, key="gamma")
-    c2.slider("Early stop", 0.0, 0.9, key="stop", step=0.1,
+    c1.slider("γ", key="gamma", **settings.limits("gamma"))
+    c2.slider("Early stop", key="stop", **settings.limits("stop"),
               help="End a round's draft after a token Nimbus-mini gave less than this probability: "
                    "the target would likely reject it, and every draft after a rejection is wasted. "
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
-    c3.slider("Temperature", 0.0, 2.0, key="temperature", step=0.1)
-    c4.slider("Top-p", 0.05, 1.0, key="top_p", step=0.05)
-    c5.slider("Tokens", 8, 160, key="tokens", step=8)
+    c3.slider("Temperature", key="temperature", **settings.limits("temperature"))
+    c4.slider("Top-p", key="top_p", **settings.limits("top_p"))
+    c5.slider("Tokens", key="tokens", **settings.limits("tokens"))
     settings.save_race()
     _suggest_best_gamma()
     if not st.session_state.prompt.strip():

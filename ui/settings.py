@@ -23,14 +23,20 @@ SHARED = [
 WALKTHROUGH = [int_param("step", 1, 1, 5)]
 PLAYGROUND = [
     int_param("gamma", 4, 1, 8),
-    float_param("noise", 0.0, 0.0, 1.0),
-    float_param("temperature", 1.0, 0.0, 2.0),
-    float_param("top_p", 1.0, 0.05, 1.0),
+    float_param("noise", 0.0, 0.0, 1.0, 0.05),
+    float_param("temperature", 1.0, 0.0, 2.0, 0.1),
+    float_param("top_p", 1.0, 0.05, 1.0, 0.05),
     text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
 ]
-RACE = [int_param("tokens", 48, 8, 160), float_param("stop", 0.0, 0.0, 0.9)]
+RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
 
 __all__ = ["MAX_SEED", "show_problems"]
+
+
+def limits(name: str) -> dict:
+    """min_value, max_value and step for the widget of the number `name`: exactly the values
+    its link accepts."""
+    return next(p.limits for p in SHARED + WALKTHROUGH + PLAYGROUND + RACE if p.name == name)
 
 
 def load_walkthrough() -> list[str]:
@@ -68,7 +74,7 @@ def sidebar(drafter: bool = True) -> None:
         if drafter:
             st.selectbox("Draft model", drafter_names(), key="drafter",
                          help="From the poor early exit of Nimbus-large to the trained Nimbus-mini")
-        st.number_input("Seed", 0, MAX_SEED, key="seed", step=1,
+        st.number_input("Seed", key="seed", **limits("seed"),
                         help="Same seed, same draws: share the link to show the same round")
         st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")

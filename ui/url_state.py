@@ -6,7 +6,6 @@ truth and the URL follows it (parameters at their default are left out to keep l
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -21,25 +20,34 @@ class Param:
     default: Any
     parse: Callable[[str], Any]  # raises ValueError for a bad value
     rule: str  # what a good value looks like, for the message
+    limits: dict | None = None  # a number's min_value, max_value and step, for its widget
 
 
-def int_param(name: str, default: int, lo: int, hi: int) -> Param:
+def _on_grid(value: float, lo: float, hi: float, step: float) -> bool:
+    steps = (value - lo) / step  # nan stays nan and fails both tests
+    return lo <= value <= hi and abs(steps - round(steps)) < 1e-6
+
+
+def int_param(name: str, default: int, lo: int, hi: int, step: int = 1) -> Param:
     def parse(raw: str) -> int:
         value = int(raw.strip())
-        if not lo <= value <= hi:
+        if not _on_grid(value, lo, hi, step):
             raise ValueError
         return value
-    return Param(name, default, parse, f"a whole number from {lo} to {hi}")
+    rule = f"a whole number from {lo} to {hi}" + (f" in steps of {step}" if step > 1 else "")
+    return Param(name, default, parse, rule, {"min_value": lo, "max_value": hi, "step": step})
 
 
-def float_param(name: str, default: float, lo: float, hi: float, open_low: bool = False) -> Param:
+def float_param(name: str, default: float, lo: float, hi: float, step: float) -> Param:
+    """A slider's number: a link may set only the values the slider itself can show, so that
+    1e-300 or 0.123456 never reaches the models."""
     def parse(raw: str) -> float:
         value = float(raw.strip())
-        if math.isnan(value) or value > hi or value < lo or (open_low and value == lo):
+        if not _on_grid(value, lo, hi, step):
             raise ValueError
-        return value
-    low = "above" if open_low else "from"
-    return Param(name, default, parse, f"a number {low} {lo} to {hi}")
+        return round(lo + round((value - lo) / step) * step, 6)
+    return Param(name, default, parse, f"a number from {lo} to {hi} in steps of {step}",
+                 {"min_value": lo, "max_value": hi, "step": step})
 
 
 def choice_param(name: str, default: str, options: Callable[[], list[str]]) -> Param:
