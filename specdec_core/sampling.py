@@ -125,6 +125,8 @@ def sample(dist, rng: np.random.Generator) -> int:
     """One index drawn from `dist` by inverting its CDF with a uniform from `rng`."""
     dist = np.asarray(dist, dtype=np.float64)
     cdf = np.cumsum(dist)
+    if not (np.isfinite(cdf[-1]) and cdf[-1] > 0):
+        raise ValueError(f"cannot sample from a distribution whose total is {cdf[-1]}")
     u = rng.random() * cdf[-1]  # in [0, total)
     idx = int(np.searchsorted(cdf, u, side="right"))  # first cdf > u, so dist[idx] > 0
     if idx >= len(cdf):  # u rounded up to the total in floating point

@@ -12,6 +12,7 @@ import inspect
 import json
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -234,6 +235,39 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
             assert at.text_area[0].value == DEFAULT_PROMPT
 
 
+def test_the_link_follows_the_sidebar_on_every_page():
+    at = page("code", seed="5")
+    at.sidebar.number_input(key="seed").set_value(123).run()
+    no_exception(at)
+    assert at.query_params["seed"] == "123"
+    at.sidebar.toggle(key="predict").set_value(True).run()
+    assert at.query_params["predict"] == "1"
+    at.sidebar.number_input(key="seed").set_value(DEFAULT_SEED).run()
+    assert "seed" not in at.query_params  # a default is left out of the link
+
+
+def test_a_parameter_given_twice_is_written_back_once():
+    at = AppTest.from_file(str(ROOT / "views" / "walkthrough.py"), default_timeout=TIMEOUT)
+    at.query_params["step"] = ["2", "3"]
+    at.run()
+    no_exception(at)
+    assert step_shown(at) == 3  # the last one counts, as in Streamlit
+    assert at.query_params["step"] == "3"
+
+
+@pytest.mark.parametrize("raw", ["x`[click me](https://evil.example)`", "x`![t](https://evil.example/t.png)`",
+                                 "3\u202e is 1", "x\n\n[click me](https://evil.example)"])
+def test_a_warning_shows_a_bad_value_as_inert_text(raw):
+    """The ignored value sits in one code span: a backtick cannot close it early (the rest would
+    be read as markdown, links and images included), and no control or direction character
+    can break or reverse the message."""
+    at = page("walkthrough", drafter=raw)
+    no_exception(at)
+    (message,) = [w.value for w in at.warning]
+    assert message.count("`") == 2, message
+    assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in message), message
+
+
 def test_predict_first_hides_the_coin_until_flipped():
     at = page("walkthrough", step="3", predict="1", seed="11")
     no_exception(at)
@@ -281,8 +315,9 @@ def test_predict_first_starts_afresh_for_a_new_round():
     assert button(at, "Flip the coin").disabled
 
 
-def test_instructor_mode_can_be_left():
-    at = page("walkthrough", present="1")
+@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what"])
+def test_instructor_mode_can_be_left(name):
+    at = page(name, present="1")
     no_exception(at)
     assert at.session_state["present"] is True
     assert at.query_params["present"] == "1"

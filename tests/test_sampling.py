@@ -243,6 +243,12 @@ def test_sample_never_returns_a_zero_probability_index(ws, u):
     assert 0 <= idx < len(dist) and dist[idx] > 0
 
 
+@pytest.mark.parametrize("dist", [[0.0, 0.0], [np.nan, 0.5], [np.inf, 0.0]])
+def test_sample_refuses_a_distribution_without_finite_mass(dist):
+    with pytest.raises(ValueError, match="cannot sample from a distribution whose total is"):
+        sample(dist, FakeRng(0.5))
+
+
 @pytest.mark.parametrize("scale", [1 + 1e-4, 1 - 1e-4])
 def test_slightly_off_rows_are_renormalised(scale):
     """Rows summing to 1 +- 1e-4 (float32 softmax) are accepted and used renormalised."""

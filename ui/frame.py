@@ -13,6 +13,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> Non
     st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=":material/bolt:",
                        layout="wide")
     settings.sidebar(drafter_in_sidebar)
+    settings.save_shared()  # the link follows the sidebar on every page
     apply_narrow_screens()
     apply_presentation(st.session_state.present)
     settings.show_problems(problems)

@@ -44,7 +44,7 @@ def load_walkthrough() -> list[str]:
 
 
 def save_walkthrough() -> None:
-    save(SHARED + WALKTHROUGH)
+    save(WALKTHROUGH)
 
 
 def load_playground() -> list[str]:
@@ -52,7 +52,7 @@ def load_playground() -> list[str]:
 
 
 def save_playground() -> None:
-    save(SHARED + PLAYGROUND)
+    save(PLAYGROUND)
 
 
 def load_race() -> list[str]:
@@ -60,11 +60,15 @@ def load_race() -> list[str]:
 
 
 def save_race() -> None:
-    save(SHARED + PLAYGROUND + RACE)
+    save(PLAYGROUND + RACE)
 
 
 def load_shared() -> list[str]:
     return load(SHARED)
+
+
+def save_shared() -> None:
+    save(SHARED)
 
 
 def sidebar(drafter: bool = True) -> None:

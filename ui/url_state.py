@@ -6,6 +6,7 @@ truth and the URL follows it (parameters at their default are left out to keep l
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -77,7 +78,11 @@ def text_param(name: str, default: str, max_chars: int) -> Param:
 
 
 def _shown(value: Any) -> str:
-    text = str(value)
+    """A value from a link as it may sit in a message's code span: control, format and
+    direction characters (which could reverse the message or break its line) become �, and a
+    backtick, which would close the span and let the rest be read as markdown, becomes ˋ."""
+    text = "".join("�" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
+                   for c in str(value)).replace("`", "ˋ")
     return text if len(text) <= 40 else text[:37] + "…"
 
 
@@ -111,7 +116,7 @@ def load(params: list[Param]) -> list[str]:
 
 
 def save(params: list[Param]) -> None:
-    """Write the current values into the URL."""
+    """Write the current values into the URL, each parameter once."""
     for p in params:
         value = st.session_state.get(p.name, p.default)
         if value == p.default:
@@ -119,7 +124,7 @@ def save(params: list[Param]) -> None:
                 del st.query_params[p.name]
         else:
             text = str(int(value)) if isinstance(value, bool) else str(value)
-            if st.query_params.get(p.name) != text:
+            if st.query_params.get_all(p.name) != [text]:  # also rewrites ?step=2&step=3
                 st.query_params[p.name] = text
 
 
