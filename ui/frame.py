@@ -2,15 +2,21 @@
 messages about link parameters that were ignored."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from . import settings
 from .style import apply_narrow_screens, apply_presentation
 
+# a file of our own: a material icon as the page icon is fetched from Google's font servers,
+# which a classroom without internet cannot reach
+ICON = str(Path(__file__).resolve().parent.parent / "assets" / "favicon.png")
+
 
 def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> None:
     problems = settings.load_shared()
-    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=":material/bolt:",
+    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=ICON,
                        layout="wide")
     settings.sidebar(drafter_in_sidebar)
     settings.save_shared()  # the link follows the sidebar on every page

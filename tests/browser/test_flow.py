@@ -192,3 +192,17 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
     expect(page.locator('[data-testid="stMain"] .js-plotly-plot')).to_have_count(2)
     no_exception(page)
     assert_labels_apart(page, "so what", least=6)
+
+
+# metric labels and values that a metric cuts off with an ellipsis at its column's edge
+_CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"] *')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
+
+
+def test_step_5_metrics_fit_a_phone_in_instructor_mode(new_context):
+    """Instructor mode's large type on a 390-pixel screen: no metric is cut off."""
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/?step=5&present=1")
+    at_step(page, 5, timeout=FIRST_LOAD_MS)
+    expect(page.get_by_test_id("stMetric")).to_have_count(5)
+    assert page.evaluate(_CUT_METRICS) == []
