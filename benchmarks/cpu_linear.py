@@ -14,6 +14,7 @@ from transformers import DynamicCache
 
 from specdec_core.cpu_linear import use_cpu_kernels
 from specdec_core.engine import crop
+from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import alternate_medians
 
@@ -27,7 +28,7 @@ PREFILL = 30
 @torch.inference_mode()
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--repeats", type=whole_number(1), default=15)
     args = ap.parse_args()
     pair = load_pair("nimbus-mini")
     ids = pair.tokenizer(CONTEXT, add_special_tokens=False)["input_ids"]

@@ -19,6 +19,7 @@ import statistics
 from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, run, write
 
 from specdec_core.engine import generate
+from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import step_cost, verify_costs
 
@@ -61,7 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--drafter", default="nimbus-mini")
     ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
-    ap.add_argument("--tokens", type=int, default=96)
+    ap.add_argument("--tokens", type=whole_number(1), default=96)
     add_prompts_option(ap)
     args = ap.parse_args()
     prompts = chosen_prompts(ap, args, HELDOUT_PROMPTS[:4])

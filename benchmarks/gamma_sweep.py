@@ -15,6 +15,7 @@ from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
                     chosen_prompts, heldout_texts, run, write)
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
+from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import measure, verify_costs
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
@@ -24,7 +25,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--drafter", default="nimbus-mini")
     ap.add_argument("--temperature", type=float, default=1.0)
-    ap.add_argument("--tokens", type=int, default=96)
+    ap.add_argument("--tokens", type=whole_number(1), default=96)
     add_prompts_option(ap)
     args = ap.parse_args()
     custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed

@@ -14,6 +14,7 @@ import json
 from common import RESULTS, add_prompts_option, chosen_prompts, run, write
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
+from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 
 
@@ -37,8 +38,8 @@ def main() -> None:
     ap.add_argument("--settings", nargs="+", type=setting, default=[(4, 0.0), (1, 0.0), (4, 0.5), (8, 0.5)],
                     metavar="γ[@P]", help="4 as in the lesson; 1 is where Nimbus-mini pays off most "
                     "at a fixed γ on a CPU; γ@P stops a draft early below P")
-    ap.add_argument("--tokens", type=int, default=96)
-    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--tokens", type=whole_number(1), default=96)
+    ap.add_argument("--repeats", type=whole_number(1), default=2)
     add_prompts_option(ap)
     args = ap.parse_args()
     prompts = chosen_prompts(ap, args, BENCH_PROMPTS)

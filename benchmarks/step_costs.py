@@ -17,6 +17,7 @@ import argparse
 import torch
 from common import HELDOUT_PROMPTS, write
 
+from specdec_core.inputs import whole_number
 from specdec_core.models import (drafter_names, load_target, load_target_shapes, pair_with,
                                  resolve_device)
 from specdec_core.quality import best_gamma, drafter_table, step_seconds, verify_costs
@@ -26,7 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--device", default="auto")
     ap.add_argument("--shapes-only", action="store_true")
-    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--repeats", type=whole_number(1), default=30)
     args = ap.parse_args()
     device = resolve_device(args.device)
     target, tokenizer = (load_target_shapes if args.shapes_only else load_target)(device)

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from .inputs import whole_number
 from .models import DEFAULT_DRAFTER, ModelFileError
 from .quality import SCORE_MAX_TOKENS
 
@@ -123,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--method", default="speculative", choices=["speculative", "target"])
     gen.add_argument("--top-k", type=int, default=0)
     gen.add_argument("--top-p", type=float, default=1.0)
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--seed", type=whole_number(0), default=0)
     gen.add_argument("--json", action="store_true", help="print text, ids, origins and stats")
-    sub.choices["bench"].add_argument("--repeats", type=int, default=3)
+    sub.choices["bench"].add_argument("--repeats", type=whole_number(1), default=3)
     sub.choices["bench"].add_argument("--prompts", metavar="FILE",
                                       help="UTF-8 file, one prompt per line (default: four built in)")
     qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and "

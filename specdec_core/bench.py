@@ -77,6 +77,8 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
 
 def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3,
                     prompts=BENCH_PROMPTS, reference=True, stop_below=0.0) -> BenchReport:
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be a whole number >= 1; got {repeats!r}")
     report = BenchReport({"drafter": pair.drafter_name, "gamma": gamma, "stop_below": stop_below,
                           "temperature": temperature,
                           "max_new_tokens": max_new_tokens, "repeats": repeats,

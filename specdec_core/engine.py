@@ -199,7 +199,18 @@ def as_token_ids(prompt) -> list[int]:
 def encode(pair, prompt: str) -> list[int]:
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("the prompt is empty: give the model some text to continue")
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError as err:  # undecodable bytes, as Python keeps them from argv
+        raise ValueError(f"the prompt is not valid Unicode text (character {err.start}); "
+                         "write it as UTF-8") from None
     return pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+
+
+def check_seed(seed) -> None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise ValueError(f"seed must be a whole number >= 0 (or None); got {seed!r}")
 
 
 def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
@@ -214,6 +225,7 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
     sampling = Sampling(temperature, top_k, top_p)
     prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
     check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise, stop_below)
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     if method == "target":
         chunks = iter_target(pair, prompt_ids, max_new_tokens, sampling, rng)

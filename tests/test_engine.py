@@ -469,6 +469,8 @@ BAD_REQUESTS = [
     (dict(top_p=0), r"top_p must lie in \(0, 1\]"),
     (dict(top_p=1.5), r"top_p must lie in \(0, 1\]"),
     (dict(top_k=-1), "top_k must be a whole number >= 0"),
+    (dict(seed=-1), r"seed must be a whole number >= 0 \(or None\); got -1"),
+    (dict(prompt="caf\udce9"), r"the prompt is not valid Unicode text \(character 3\)"),
     (dict(method="fast"), "method must be one of"),
     (dict(max_new_tokens=0), "max_new_tokens must be a whole number >= 1"),
     (dict(prompt=[-1, 5]), r"token ids must lie in \[0, 49152\)"),

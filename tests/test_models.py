@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -125,11 +128,25 @@ def copy_cache_without_weights(tmp_path):
     return dest
 
 
-def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path):
-    """Garbage in .models/nimbus-large/model.safetensors: load_target converts the GGUF again
-    (~15 s) and returns the same model as the good copy."""
+def damage_inside(path: Path, offset: int, size: int) -> None:
+    """Overwrite `size` bytes of a file at `offset` with 0xFF: in float32 or float16, NaN."""
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(b"\xff" * size)
+
+
+@pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors"])
+def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage):
+    """Garbage in .models/nimbus-large/model.safetensors, or a good header over damaged
+    tensors (which loads): load_target converts the GGUF again (~15 s) and returns the same
+    model as the good copy."""
     dest = copy_cache_without_weights(tmp_path)
-    (dest / "model.safetensors").write_bytes(b"not a safetensors file" * 100)
+    weights = dest / "model.safetensors"
+    if damage == "not safetensors":
+        weights.write_bytes(b"not a safetensors file" * 100)
+    else:
+        shutil.copy(models.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
+        damage_inside(weights, weights.stat().st_size // 2, 4096)
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
     model, tokenizer = load_target("cpu")
     assert (dest / "model.safetensors").stat().st_size > 100_000_000
@@ -151,6 +168,47 @@ def test_unrebuildable_cache_names_the_fix(monkeypatch, tmp_path):
     monkeypatch.setattr(models, "_convert_gguf", bad_convert)
     with pytest.raises(ModelFileError, match=r"rm -rf .*nimbus-large && make setup"):
         load_target("cpu")
+
+
+class _Saves:
+    def save_pretrained(self, folder):
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{id(self)}.json").write_text("{}")
+
+
+def test_an_abandoned_half_copy_is_removed(tmp_path):
+    """A conversion killed mid-save leaves nimbus-large.tmp<pid>; the next save removes it,
+    but not the copy of a conversion whose process still runs."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (tmp_path / f"nimbus-large.tmp{dead.pid}").mkdir()
+    running = tmp_path / f"nimbus-large.tmp{os.getppid()}"
+    running.mkdir()
+    models._save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nimbus-large", running.name]
+    assert len(list((tmp_path / "nimbus-large").iterdir())) == 2
+
+
+@pytest.mark.parametrize("cache", ["under a file", "/proc/nimbus-cache"])
+def test_an_unusable_model_cache_says_so_before_converting(monkeypatch, tmp_path, cache):
+    if cache == "under a file":
+        (tmp_path / "file").write_text("x")
+        cache = tmp_path / "file" / "cache"
+    monkeypatch.setattr(models, "MODEL_CACHE", Path(cache))
+    monkeypatch.setattr(models, "_convert_gguf", lambda dest: pytest.fail("converted anyway"))
+    with pytest.raises(ModelFileError, match=r"model cache .* cannot hold the converted target .*"
+                                             r"Point NIMBUS_MODEL_CACHE at a folder you can write"):
+        load_target("cpu")
+
+
+@pytest.mark.parametrize("value, expected", [("", models.ROOT / ".models"), ("rel/x", None)])
+def test_model_cache_from_the_environment(value, expected):
+    """An empty NIMBUS_MODEL_CACHE counts as unset; a relative one is taken from where the
+    process started, and held as an absolute path."""
+    code = "from specdec_core import models; print(models.MODEL_CACHE)"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NIMBUS_MODEL_CACHE": value},
+                         cwd=models.ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(out) == (expected or models.ROOT / value)
 
 
 class _FillsTheDisk:
@@ -202,11 +260,14 @@ def test_saved_drafter_loads_from_assets(pair, fake_assets):
     assert torch.isfinite(scores[:, :2000]).all() and torch.isneginf(scores[:, 2000:]).all()
 
 
-@pytest.mark.parametrize("damage", ["weights", "config", "missing"])
+@pytest.mark.parametrize("damage", ["weights", "inside its tensors", "config", "missing"])
 def test_broken_drafter_names_git_checkout(pair, fake_assets, damage):
     folder = fake_assets / "nimbus-mini"
     if damage == "weights":
         (folder / "model.safetensors").write_bytes(b"garbage" * 1000)
+    elif damage == "inside its tensors":
+        weights = folder / "model.safetensors"
+        damage_inside(weights, weights.stat().st_size // 2, 4096)
     elif damage == "config":
         (folder / "config.json").write_text("{not json")
     else:

@@ -50,6 +50,12 @@ def test_unscorable_requests_say_why(pair, text, window, max_tokens, message):
         score_text(pair, text, window=window, max_tokens=max_tokens)
 
 
+def test_a_byte_order_mark_is_not_text(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes("\ufeffHello there".encode("utf-8"))
+    assert read_text(path) == "Hello there"
+
+
 def test_prompts_are_the_non_blank_lines(tmp_path):
     path = tmp_path / "prompts.txt"
     path.write_text("  First prompt  \n\n\t\nSecond, with <html> & ünïcode\r\n", encoding="utf-8")
@@ -60,10 +66,13 @@ def test_prompts_are_the_non_blank_lines(tmp_path):
     (None, "no such file"),
     (b" \n\t\n", "is empty"),
     (b"caf\xe9 latin-1", "is not UTF-8 text (byte 3)"),
+    ("folder", "is a folder: give a text file"),
 ])
 def test_bad_files_say_why(tmp_path, content, message):
     path = tmp_path / "input.txt"
-    if content is not None:
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
         path.write_bytes(content)
     with pytest.raises(ValueError, match=re.escape(message)):
         read_text(path)

@@ -22,8 +22,12 @@ from pathlib import Path
 import torch
 
 from ..cpu_linear import use_cpu_kernels
+from ..inputs import positive_number, whole_number
 from ..models import ASSETS, ROOT, load_target
 from .corpus import build_corpus
+
+
+TARGET_LAYERS, TARGET_VOCAB = 30, 49152  # Nimbus-large: a drafter copies at most its layers and rows
 
 
 def parse_args(argv=None):
@@ -32,19 +36,19 @@ def parse_args(argv=None):
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "distill")
     ap.add_argument("--out", type=Path, default=ASSETS / "nimbus-mini")
     ap.add_argument("--early-out", type=Path, default=ASSETS / "nimbus-mini-early")
-    ap.add_argument("--shards", type=int, default=80, help="training shards of --batch texts")
-    ap.add_argument("--greedy-every", type=int, default=3,
+    ap.add_argument("--shards", type=whole_number(1), default=80, help="training shards of --batch texts")
+    ap.add_argument("--greedy-every", type=whole_number(0), default=3,
                     help="every n-th training shard is written greedily after a sampled start")
-    ap.add_argument("--val-shards", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=64, help="texts generated together")
-    ap.add_argument("--new-tokens", type=int, default=128)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--vocab", type=int, default=8192, help="size of the reduced head")
-    ap.add_argument("--epochs", type=float, default=4.0)
-    ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--val-shards", type=whole_number(1), default=2)
+    ap.add_argument("--batch", type=whole_number(1), default=64, help="texts generated together")
+    ap.add_argument("--new-tokens", type=whole_number(1), default=128)
+    ap.add_argument("--layers", type=whole_number(1, TARGET_LAYERS), default=2)
+    ap.add_argument("--vocab", type=whole_number(1, TARGET_VOCAB), default=8192, help="size of the reduced head")
+    ap.add_argument("--epochs", type=positive_number, default=4.0)
+    ap.add_argument("--lr", type=positive_number, default=1.5e-3)
     ap.add_argument("--tv-weight", type=float, default=1.0)
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=whole_number(0), default=0, help="torch threads (0: leave as is)")
+    ap.add_argument("--seed", type=whole_number(0), default=0)
     return ap.parse_args(argv)
 
 
