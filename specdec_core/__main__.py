@@ -19,7 +19,7 @@ from .quality import SCORE_MAX_TOKENS
 
 def _check(args) -> None:
     """Refuse bad settings before spending seconds on loading the models."""
-    from .engine import MAX_GAMMA, METHODS
+    from .engine import MAX_GAMMA, METHODS, check_prompt_text
     from .models import resolve_device, validate_drafter_name
     from .warping import Sampling
 
@@ -35,8 +35,8 @@ def _check(args) -> None:
                          f"got {args.stop_below}")
     if getattr(args, "method", "speculative") not in METHODS:
         raise ValueError(f"method must be one of {METHODS}")
-    if hasattr(args, "prompt") and not args.prompt.strip():
-        raise ValueError("the prompt is empty: give the model some text to continue")
+    if hasattr(args, "prompt"):
+        check_prompt_text(args.prompt)
 
 
 def _generate(args) -> int:

@@ -196,7 +196,7 @@ def as_token_ids(prompt) -> list[int]:
     return [int(t) for t in ids]
 
 
-def encode(pair, prompt: str) -> list[int]:
+def check_prompt_text(prompt) -> None:
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("the prompt is empty: give the model some text to continue")
     try:
@@ -204,6 +204,10 @@ def encode(pair, prompt: str) -> list[int]:
     except UnicodeEncodeError as err:  # undecodable bytes, as Python keeps them from argv
         raise ValueError(f"the prompt is not valid Unicode text (character {err.start}); "
                          "write it as UTF-8") from None
+
+
+def encode(pair, prompt: str) -> list[int]:
+    check_prompt_text(prompt)
     return pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
 
 
