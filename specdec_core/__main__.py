@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .inputs import whole_number
@@ -145,10 +146,15 @@ def main(argv=None) -> int:
     run = {"prepare": _prepare, "generate": _generate, "bench": _bench,
            "quality": _quality}[args.command]
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # here, so that a reader gone early is met inside this try
+        return code
     except (ValueError, ModelFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped early (`| head`): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet the final flush
+        return 1
 
 
 if __name__ == "__main__":

@@ -71,6 +71,17 @@ def test_bad_input_exits_2_with_one_error_line(args, message):
     assert message in errors[0]
 
 
+def test_output_nobody_reads_is_not_an_error():
+    """A reader that stops early (`| head`; here `| true`, which reads nothing) gets no
+    BrokenPipeError traceback."""
+    run = subprocess.run(f"{sys.executable} -m specdec_core generate --prompt Hi --max-new-tokens 4 "
+                         "--drafter early-exit-6 --device cpu --json | true; echo ${PIPESTATUS[0]}",
+                         shell=True, executable="/bin/bash", cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert "BrokenPipeError" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert run.stdout.strip() == "1"  # not the 120 of an exception at exit
+
+
 @pytest.mark.parametrize("args, message", [
     (["generate", "--prompt", "Hi", "--seed", "-1"], "argument --seed: -1 is out of range: give a whole number at least 0"),
     (["bench", "--repeats", "0"], "argument --repeats: 0 is out of range: give a whole number at least 1"),
