@@ -179,8 +179,10 @@ def load_target(device: str = "cpu"):
             _convert_gguf(dest)
         try:
             tokenizer = AutoTokenizer.from_pretrained(dest)
-            model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
-                                                         use_safetensors=True)
+            model, info = AutoModelForCausalLM.from_pretrained(
+                dest, dtype=torch.float32, use_safetensors=True, output_loading_info=True)
+            if any(info[k] for k in ("missing_keys", "unexpected_keys", "mismatched_keys")):
+                raise ValueError("its weights do not match its config.json")
             _check_finite(model)
             return for_inference(model.to(device)), tokenizer
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -135,15 +136,19 @@ def damage_inside(path: Path, offset: int, size: int) -> None:
         f.write(b"\xff" * size)
 
 
-@pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors"])
+@pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors", "config"])
 def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage):
-    """Garbage in .models/nimbus-large/model.safetensors, or a good header over damaged
-    tensors (which loads): load_target converts the GGUF again (~15 s) and returns the same
-    model as the good copy."""
+    """Garbage in .models/nimbus-large/model.safetensors, a good header over damaged tensors,
+    or a config that does not fit the weights (both of which load): load_target converts the
+    GGUF again (~15 s) and returns the same model as the good copy."""
     dest = copy_cache_without_weights(tmp_path)
     weights = dest / "model.safetensors"
     if damage == "not safetensors":
         weights.write_bytes(b"not a safetensors file" * 100)
+    elif damage == "config":  # valid JSON, wrong model: 20 of the file's 30 layers
+        shutil.copy(models.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
+        config = json.loads((dest / "config.json").read_text())
+        (dest / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 20}))
     else:
         shutil.copy(models.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
         damage_inside(weights, weights.stat().st_size // 2, 4096)
