@@ -129,8 +129,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # someone else's process
-        return True
+    except PermissionError:  # alive, and someone else's
+        pass
     return True
 
 
