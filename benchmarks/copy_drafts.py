@@ -17,7 +17,8 @@ import argparse
 import numpy as np
 from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, greedy_texts, heldout_texts, run
 
-from specdec_core.models import DEFAULT_DRAFTER, load_pair
+from specdec_core.catalog import DEFAULT_DRAFTER
+from specdec_core.models import load_pair
 from specdec_core.sampling import overlap
 
 

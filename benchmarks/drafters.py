@@ -11,7 +11,8 @@ import argparse
 from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
                     greedy_texts, heldout_texts, run)
 
-from specdec_core.models import drafter_names, load_pair
+from specdec_core.catalog import drafter_names
+from specdec_core.models import load_pair
 from specdec_core.quality import QUALITY_FILE, measure, save_table, verify_costs
 
 

@@ -18,8 +18,8 @@ import torch
 from common import HELDOUT_PROMPTS, write
 
 from specdec_core.inputs import whole_number
-from specdec_core.models import (drafter_names, load_target, load_target_shapes, pair_with,
-                                 resolve_device)
+from specdec_core.catalog import drafter_names
+from specdec_core.models import load_target, load_target_shapes, pair_with, resolve_device
 from specdec_core.quality import best_gamma, drafter_table, step_seconds, verify_costs
 
 

@@ -6,7 +6,7 @@ import json
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.models import ASSETS
+from specdec_core.catalog import ASSETS
 
 from .chart import Chart, base_layout
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR

@@ -13,15 +13,15 @@ import json
 import os
 import sys
 
-from .inputs import whole_number
-from .models import DEFAULT_DRAFTER, ModelFileError
-from .quality import SCORE_MAX_TOKENS
+from .catalog import DEFAULT_DRAFTER, ModelFileError
+from .inputs import SCORE_MAX_TOKENS, whole_number
 
 
 def _check(args) -> None:
     """Refuse bad settings before spending seconds on loading the models."""
     from .engine import MAX_GAMMA, METHODS, check_prompt_text
-    from .models import resolve_device, validate_drafter_name
+    from .catalog import validate_drafter_name
+    from .models import resolve_device
     from .warping import Sampling
 
     Sampling(args.temperature, getattr(args, "top_k", 0), getattr(args, "top_p", 1.0))
@@ -77,10 +77,13 @@ def _bench(args) -> int:
 
 def _quality(args) -> int:
     from .inputs import read_text
-    from .models import drafter_names, load_pair, resolve_device, validate_drafter_name
+    from .catalog import drafter_names, validate_drafter_name
+    from .models import load_pair, resolve_device
     from .quality import score_text
 
-    names = drafter_names() if args.drafters == ["all"] else args.drafters
+    if "all" in args.drafters and len(args.drafters) > 1:
+        raise ValueError("'all' stands alone: give --drafters all, or a list of drafter names")
+    names = drafter_names() if args.drafters == ["all"] else list(dict.fromkeys(args.drafters))
     for name in names:
         validate_drafter_name(name)
     resolve_device(args.device)

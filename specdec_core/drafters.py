@@ -22,8 +22,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
-DRAFTER_CONFIG = "config.json"
-DRAFTER_WEIGHTS = "model.safetensors"
+from .catalog import DRAFTER_CONFIG, DRAFTER_WEIGHTS
 
 
 def _shrunk_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:

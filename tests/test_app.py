@@ -26,7 +26,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import ui.models  # noqa: E402
 import ui.race  # noqa: E402
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
-from specdec_core.models import default_drafter, drafter_names  # noqa: E402
+from specdec_core.catalog import default_drafter, drafter_names  # noqa: E402
 from specdec_core.quality import drafter_table  # noqa: E402
 from specdec_core.sampling import speculative_round  # noqa: E402
 from ui.display import chip, colored_text, origin_legend  # noqa: E402

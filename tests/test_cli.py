@@ -13,7 +13,7 @@ import torch
 
 from specdec_core.bench import compare_methods
 from specdec_core.engine import generate
-from specdec_core.models import ROOT
+from specdec_core.catalog import ROOT
 from specdec_core.quality import score_text
 
 PHRASE = "Your export failed because your"
@@ -95,6 +95,19 @@ def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     assert not empty_cache.exists()  # refused before any model was looked for
 
 
+@pytest.mark.parametrize("module, args, code", [
+    ("specdec_core", ["--help"], 0), ("specdec_core", ["bench", "--repeats", "0"], 2),
+    ("specdec_core", ["quality"], 2), ("specdec_core", ["generate", "--gamma", "x"], 2),
+    ("specdec_core.distill", ["--help"], 0), ("specdec_core.distill", ["train", "--lr", "0"], 2)])
+def test_help_and_usage_errors_come_before_torch_is_imported(module, args, code):
+    """Answers that need no model come at once, not after the seconds torch takes to import."""
+    program = (f"import sys\nfrom {module}.__main__ import main\n"
+               f"try:\n    main({args!r})\nexcept SystemExit as end:\n"
+               "    print('exit', end.code, 'torch' in sys.modules, file=sys.stderr)")
+    run = python("-c", program)
+    assert run.stderr.strip().splitlines()[-1] == f"exit {code} False", run.stderr
+
+
 @pytest.mark.parametrize("args", [["--shards", "0"], ["--batch", "0"], ["--new-tokens", "0"],
                                   ["--layers", "31"], ["--vocab", "0"], ["--vocab", "49153"],
                                   ["--lr", "nan"], ["--epochs", "0"], ["--seed", "-2"]])
@@ -130,9 +143,11 @@ def test_quality_on_a_text_file_matches_score_text(pair, tmp_path):
     text = "Your export failed because your workspace ran out of storage. Delete old exports first."
     path = tmp_path / "mine.txt"
     path.write_text(text, encoding="utf-8")
-    run = cli("quality", "--text", str(path), "--drafters", "early-exit-6", "--device", "cpu")
+    run = cli("quality", "--text", str(path), "--drafters", "early-exit-6", "early-exit-6",
+              "--device", "cpu")
     assert run.returncode == 0, run.stderr
-    name, alpha, agree, positions = run.stdout.splitlines()[-1].split()
+    header, row = run.stdout.splitlines()  # a name given twice is scored once
+    name, alpha, agree, positions = row.split()
     s = score_text(pair, text)
     assert name == "early-exit-6" and int(positions) == s.positions
     assert float(alpha) == pytest.approx(s.alpha, abs=5e-4)
@@ -145,6 +160,7 @@ def test_quality_on_a_text_file_matches_score_text(pair, tmp_path):
     (b"\xff\xfe caf\xe9", [], "is not UTF-8 text"),
     (b"Hello there", ["--max-tokens", "1"], "max_tokens must be at least 2"),
     (b"Hello there", ["--drafters", "nimbus-huge"], "unknown drafter 'nimbus-huge'"),
+    (b"Hello there", ["--drafters", "all", "nimbus-mini"], "'all' stands alone"),
 ])
 def test_quality_bad_input_exits_2_with_one_error_line(tmp_path, content, extra, message):
     path = tmp_path / "mine.txt"

@@ -22,7 +22,8 @@ from specdec_core import timing
 from specdec_core.bench import hf_assisted
 from specdec_core.cpu_linear import CPULinear
 from specdec_core.engine import generate
-from specdec_core.models import ModelFileError, load_pair, load_target_shapes, pair_with
+from specdec_core.catalog import ModelFileError
+from specdec_core.models import load_pair, load_target_shapes, pair_with
 from specdec_core.quality import step_cost, verify_cost
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

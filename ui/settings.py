@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specdec_core.models import default_drafter, drafter_names
+from specdec_core.catalog import default_drafter, drafter_names
 
 from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, load, save,
                         show_problems, text_param)

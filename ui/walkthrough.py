@@ -9,7 +9,7 @@ from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
 from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_text
-from specdec_core.models import DEFAULT_DRAFTER
+from specdec_core.catalog import DEFAULT_DRAFTER
 
 from . import settings
 from .display import chip, html_block, show_chart

@@ -2,7 +2,7 @@ import streamlit as st
 
 from lessons.speed_story import (early_stop_chart, early_stop_text, load, saved_verify_costs, sweep_chart,
                                  verify_cost_note)
-from specdec_core.models import default_drafter
+from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
 from ui.display import show_chart

@@ -19,12 +19,8 @@ import argparse
 import time
 from pathlib import Path
 
-import torch
-
-from ..cpu_linear import use_cpu_kernels
+from ..catalog import ASSETS, ROOT
 from ..inputs import positive_number, whole_number
-from ..models import ASSETS, ROOT, load_target
-from .corpus import build_corpus
 
 
 TARGET_LAYERS, TARGET_VOCAB = 30, 49152  # Nimbus-large: a drafter copies at most its layers and rows
@@ -53,7 +49,13 @@ def parse_args(argv=None):
 
 
 def main(argv=None) -> None:
-    args = parse_args(argv)
+    args = parse_args(argv)  # before the imports below, so --help and usage errors come at once
+    import torch
+
+    from ..cpu_linear import use_cpu_kernels
+    from ..models import load_target
+    from .corpus import build_corpus
+
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
