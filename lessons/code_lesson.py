@@ -13,13 +13,25 @@ SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_p
          sampling.residual_distribution, sampling.sample)
 
 
+def _apart(a: float, b: float) -> tuple[str, str]:
+    """Two values in three significant digits, or more where three would make them look equal."""
+    for digits in (3, 5, 8):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1] or a == b:
+            break
+    return shown
+
+
 def _checks(sc: Scenario) -> list[str]:
     """One note per coin flip: on one line they would wrap past the code's indentation."""
-    # two significant digits: a drafted token's p or q can be far below 0.01, and the ratio
-    # only makes sense when both are shown as they are
-    return [f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.2g}/{c.q:.2g}) = "
-            f"{c.accept_prob:.2g}, u = {c.u:.2g} → {'keep' if c.accepted else 'reject'}"
-            for c in sc.record.checks]
+    # significant digits: a drafted token's p or q can be far below 0.01, and the ratio only
+    # makes sense when both are shown as they are
+    notes = []
+    for c in sc.record.checks:
+        line, u = _apart(c.accept_prob, c.u)
+        notes.append(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.3g}/{c.q:.3g}) = {line}, "
+                     f"u = {u} → {'keep' if c.accepted else 'reject'}")
+    return notes
 
 
 def _residual(sc: Scenario) -> str:

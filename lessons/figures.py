@@ -14,7 +14,7 @@ from specdec_core.sampling import acceptance_probability, overlap, residual_dist
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
-                    prob_text, token_label, visible)
+                    prob_is, prob_pair, token_label, visible)
 
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
@@ -53,10 +53,10 @@ def draft_chart(sc) -> Chart:
         fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
         rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
                   "drafted": t == chosen} for t in top]
-    picks = ", ".join(f"“{sc.label(t)}” (q = {prob_text(sc.q_dists[i][t])})"
+    picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
-    alt = f"Nimbus-mini drafted {sc.gamma} tokens one after another: {picks}."
-    return Chart(base_layout(fig, "Nimbus-mini's guesses: q(x) at each drafted position"), rows, alt)
+    alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}."
+    return Chart(base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position"), rows, alt)
 
 
 def verify_chart(sc) -> Chart:
@@ -118,7 +118,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[f"u = {prob_text(c.u)}" for c in flips],
+                    text=[prob_is("u", c.u) for c in flips],
                     textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
                     textfont={"color": U_COLOR, "size": 14},
                     cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
@@ -126,9 +126,13 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
-    verdicts = "; ".join(f"“{sc.label(c.token)}”: min(1, p/q) = {prob_text(c.accept_prob)}, "
-                         f"u = {prob_text(c.u)}, {'kept' if c.accepted else 'rejected'}" for c in flips)
+    verdicts = "; ".join(_verdict(sc, c) for c in flips)
     return Chart(fig, rows, f"Coin flips, left to right. {verdicts or 'None shown yet.'}")
+
+
+def _verdict(sc, c) -> str:
+    u, line = prob_pair(c.u, c.accept_prob)
+    return f"“{sc.label(c.token)}”: min(1, p/q) = {line}, u = {u}, {'kept' if c.accepted else 'rejected'}"
 
 
 def _with(tokens: list[int], token: int) -> list[int]:
@@ -151,7 +155,7 @@ def correction_chart(sc) -> Chart:
         rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it "
-               f"(p = {prob_text(p[drawn])}).")
+               f"({prob_is('p', p[drawn])}).")
         return Chart(base_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
@@ -162,21 +166,21 @@ def correction_chart(sc) -> Chart:
     top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
     # two-line titles: on a phone's width the three panels are narrow
-    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q)<br>Z = {z:.2f}",
-                                                        "residual<br>= leftover / Z"])
+    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q)<br>{prob_is('Z', z)}",
+                                                        "residual r<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
     fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
                 name="max(0, p − q)", row=1, col=2)
-    fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual",
+    fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual r",
                 marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top], "width": 3},
                 row=1, col=3)
     rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "q": round(float(q[t]), 4),
              "max(0, p-q)": round(float(leftover[t]), 4), "residual": round(float(residual[t]), 4),
              "drawn": t == drawn} for t in top]
-    alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass Z = {z:.2f} is spread over the "
-           f"tokens the target wanted more than the draft; normalised, it gave “{sc.label(drawn)}” "
-           f"(residual probability {prob_text(residual[drawn])}).")
+    alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass, {prob_is('Z', z)}, is spread "
+           f"over the tokens the target wanted more than the draft; normalised into r, it gave "
+           f"“{sc.label(drawn)}” ({prob_is('r', residual[drawn])}).")
     fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
@@ -207,8 +211,8 @@ def decomposition_chart(p, q, tokens, labels) -> Chart:
     return Chart(fig, rows, alt)
 
 
-def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: int) -> Chart:
-    """Step 5: empirical output frequencies of each rule after `rounds` rounds, against p."""
+def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, draws: int) -> Chart:
+    """Step 5: empirical output frequencies of each rule after `draws` single-position draws, against p."""
     names = _names(tokens, labels)
     palette = {"accept-or-correct": OVERLAP_COLOR, "accept every draft": Q_COLOR,
                "resample from p on reject": REJECT_COLOR}
@@ -217,10 +221,10 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, rounds: i
         fig.add_bar(x=names, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR))
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 30, "line": {"width": 4, "color": P_COLOR}})
-    fig = base_layout(fig, f"{rounds:,} simulated rounds at this position: which rule reproduces p?", 380)
+    fig = base_layout(fig, f"{draws:,} simulated draws at this position: which rule reproduces p?", 380)
     rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": round(float(p[t]), 4),
              **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]
     tv = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
-    alt = (f"Total-variation distance to p after {rounds:,} rounds, over the tokens shown and "
+    alt = (f"Total-variation distance to p after {draws:,} draws, over the tokens shown and "
            "everything else: " + "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + ".")
     return Chart(fig, rows, alt)

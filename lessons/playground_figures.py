@@ -22,7 +22,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
         all(k in verify for k in g) else None
     fig = go.Figure()
     fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=speed, name="speed-up if checking were free",
+    fig.add_scatter(x=g, y=speed, name="speed-up if a check cost one step",
                     line={"color": OVERLAP_COLOR, "dash": "dash"})
     if here:
         fig.add_scatter(x=g, y=here, name="speed-up on this machine", line={"color": OVERLAP_COLOR})

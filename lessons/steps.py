@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
-from specdec_core.sampling import expected_tokens_per_round, overlap
+from specdec_core.quality import drafter_table
+from specdec_core.sampling import acceptance_probability, expected_tokens_given_drafts, expected_tokens_per_round
+from specdec_core.warping import Sampling
 
 from .scenario import Scenario
-from .style import prob_text
+from .style import prob_pair, prob_text
 
 
 @dataclass(frozen=True)
@@ -28,15 +28,16 @@ def _q(sc: Scenario, t: int) -> str:
 
 def _draft_takeaway(sc: Scenario) -> str:
     words = " ".join(_q(sc, t) for t in sc.draft_tokens)
-    return (f"Nimbus-mini wrote {words} in {sc.gamma} quick sequential steps. Nothing is decided "
+    return (f"{sc.drafter_label} wrote {words} in {sc.gamma} quick sequential steps. Nothing is decided "
             "yet: these are guesses, each with the probability q the draft gave it.")
 
 
 def _verify_takeaway(sc: Scenario) -> str:
-    four = sc.gamma * sc.single_pass_seconds
+    slots = sc.gamma + 1
     return (f"One pass of Nimbus-large scored all {sc.gamma} guesses plus a bonus slot in "
-            f"{sc.verify_seconds * 1000:.0f} ms; {sc.gamma} separate passes would take about "
-            f"{four * 1000:.0f} ms. Checking in parallel is what makes the method fast.")
+            f"{sc.verify_seconds * 1000:.0f} ms; scoring those {slots} positions one pass at a time "
+            f"would take about {slots * sc.single_pass_seconds * 1000:.0f} ms. Checking in parallel "
+            "is what makes the method fast.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
@@ -45,9 +46,13 @@ def _accept_takeaway(sc: Scenario) -> str:
         return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are locked in."
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
-    return (f"{kept} locked in. {_q(sc, bad.token)} was rejected "
-            f"(u = {prob_text(bad.u)} ≥ min(1, p/q) = {prob_text(bad.accept_prob)}), so everything "
-            "after it is thrown away unseen.")
+    u, line = prob_pair(bad.u, bad.accept_prob)
+    later = sc.gamma - 1 - bad.position
+    after = ("it was the last guess, so only the bonus slot goes unused" if not later else
+             f"the {'guess' if later == 1 else f'{later} guesses'} after it "
+             f"{'was' if later == 1 else 'were'} built on it and {'is' if later == 1 else 'are'} "
+             "dropped without a coin flip")
+    return f"{kept} locked in. {_q(sc, bad.token)} was rejected (u = {u} ≥ min(1, p/q) = {line}): {after}."
 
 
 def _correct_takeaway(sc: Scenario) -> str:
@@ -55,51 +60,68 @@ def _correct_takeaway(sc: Scenario) -> str:
     if rec.bonus:
         return (f"Because nothing was rejected, the target's pass already held p for the next "
                 f"position, and {_q(sc, rec.last_token)} came from it for free.")
-    return (f"The replacement {_q(sc, rec.last_token)} came from the leftover distribution, "
-            f"which only holds tokens the target wanted more than the draft offered (Z = "
-            f"{rec.residual_mass:.2f}).")
+    return (f"The replacement {_q(sc, rec.last_token)} came from r, which only holds tokens the "
+            f"target wanted more than the draft offered (Z = {prob_text(rec.residual_mass)}).")
+
+
+def _drafter_average(sc: Scenario) -> str:
+    """What the drafter's rounds give on average, from its measured alpha (temperature 1 only)."""
+    alpha = {r.drafter: r.alpha for r in drafter_table()}.get(sc.drafter)
+    if alpha is None or sc.sampling != Sampling():
+        return ""
+    return (f"; {sc.drafter_label}'s rounds in general, at α = {alpha:.2f}, give "
+            f"{expected_tokens_per_round(alpha, sc.gamma):.2f}")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
     n = len(sc.record.tokens)
-    betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
-    expected = expected_tokens_per_round(float(np.mean(betas)), sc.gamma)
-    return (f"This round produced {n} token{'s' if n > 1 else ''} for one target pass (a round "
-            f"with this draft averages about {expected:.1f}), and each of them is distributed "
-            "exactly as if Nimbus-large had written it alone.")
+    keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
+             for i, t in enumerate(sc.draft_tokens)]
+    these = expected_tokens_given_drafts(keeps)
+    made = f"{n} tokens" if n > 1 else "1 token"
+    return (f"This round gave {made} for one target pass (with fresh coin flips these {sc.gamma} drafts "
+            f"would give {these:.2f} on average{_drafter_average(sc)}), and every token follows "
+            "Nimbus-large's distribution given the text before it.")
 
 
 STEPS = (
     Step(1, "Draft", "What does the small model guess?",
          "Nimbus-mini is cheap, so we let it run ahead. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
-         "**γ = 4** tokens. Each bar shows how much probability the draft gave a candidate; the "
-         "outlined bar is the one it drew.", _draft_takeaway),
+         "**γ = 4** tokens (γ, gamma, is how many tokens a round drafts). Each bar shows how much "
+         "probability the draft gave a candidate; the outlined bar is the one it drew.",
+         _draft_takeaway),
     Step(2, "Verify in one pass", "How does the big model check four guesses at once?",
          "Nimbus-large reads the prompt plus all four guesses in a **single forward pass**. Because "
          "a transformer scores every position of its input in parallel, that one pass yields the "
          "target's distribution **p** at each drafted position, and one more **p** for the slot "
-         "after the last guess. Where the blue and orange bars overlap, the draft and the target "
-         "agree: the green bar is **min(p, q)**, and its sum **β** is the chance a guess survives.",
+         "after the last guess. Next to each orange q and blue p, the green bar is the smaller of "
+         "the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token drawn from "
+         "q at that position would pass the check, on average over everything the draft might have "
+         "drawn; the token it actually drew gets its own chance in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go left to right. Keep a guess x with probability **min(1, p(x)/q(x))**: draw a uniform "
          "**u** in [0, 1) and keep x when u falls below that line. If the target likes x at least "
          "as much as the draft did (**p ≥ q**), the line sits at 1 and the guess is always kept. "
-         "The first rejection ends the round; later guesses were built on a token we just threw "
-         "away, so they are never even looked at.", _accept_takeaway),
+         "The first rejection ends the round: the guesses after it were built on a token we just "
+         "threw away, so they get no coin flip at all.", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
-         "We do not fall back to p. We draw from what is **left over** once the draft's share is "
-         "removed: **max(0, p(x) − q(x))**, divided by its total **Z** so it sums to one. Those are "
-         "exactly the tokens the draft under-sold. If all four guesses were kept, there is nothing "
-         "to correct, and the fifth distribution from the same pass gives a **bonus** token.",
-         _correct_takeaway),
+         "Drawing again from p would be wrong: it would hand the draft's favourite tokens a second "
+         "chance they already had. Instead, for every token, take how much more the target wanted "
+         "it than the draft offered, **max(0, p(x) − q(x))**, and scale those amounts by their "
+         "total **Z** into a distribution **r**. Only tokens the draft under-sold have any weight "
+         "in r. If all four guesses were kept, there is nothing to correct, and the fifth "
+         "distribution from the same pass gives a **bonus** token.", _correct_takeaway),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
-         "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or reached through a rejection, with "
-         "probability **(1 − β)·r(x) = max(0, p(x) − q(x))**. The two add up to **p(x)** for every "
-         "x. The simulation below runs thousands of rounds and compares the rule with two "
-         "shortcuts that look harmless and are not.", _exact_takeaway),
+         "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "
+         "rejection happens with probability **1 − β**, and that equals **Z** (the mass q holds "
+         "above p is the mass p holds above q), so the second way has probability "
+         "**(1 − β)·r(x) = max(0, p(x) − q(x))**. The two add up to **p(x)** for every x. The same "
+         "holds at every position given the text before it, and a bonus token comes straight from "
+         "p. The simulation below repeats this one position thousands of times and compares the "
+         "rule with two shortcuts that look harmless and are not.", _exact_takeaway),
 )
 
 

@@ -31,8 +31,24 @@ def token_label(text: str) -> str:
 
 def prob_text(x: float) -> str:
     """A probability for a sentence: two decimals, but never a misleading "0.00" for a token
-    that was drawn or kept, so small values get three decimals or an upper bound."""
+    that was drawn or kept, nor "1.00" for a chance short of certain, so values near either
+    end get three decimals or a bound."""
     x = float(x)
-    if x == 0.0 or x >= 0.0095:
+    if x in (0.0, 1.0) or 0.0095 <= x < 0.995:
         return f"{x:.2f}"
+    if x >= 0.995:
+        return f"{x:.3f}" if x < 0.9995 else "> 0.999"
     return f"{x:.3f}" if x >= 0.0005 else "< 0.001"
+
+
+def prob_is(name: str, x: float) -> str:
+    """"q = 0.12", or "q < 0.001" where prob_text gives a bound."""
+    shown = prob_text(x)
+    return f"{name} {shown}" if shown[0] in "<>" else f"{name} = {shown}"
+
+
+def prob_pair(a: float, b: float) -> tuple[str, str]:
+    """Two probabilities a sentence compares (a draw against its threshold): as prob_text
+    writes them, or with four decimals when those would read as equal."""
+    shown = prob_text(a), prob_text(b)
+    return shown if shown[0] != shown[1] or a == b else (f"{float(a):.4f}", f"{float(b):.4f}")

@@ -98,8 +98,8 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
     """The draft writes up to `gamma` tokens one after another: (tokens, q_dists (n, V)).
 
     With `stop_below` > 0 it stops early, after a token to which it gave less than that
-    probability (its own, at temperature 1): the target is likely to reject such a token, and
-    every token drafted after a rejection is wasted. The rule is still exact: where a round
+    probability (its own, at temperature 1): where the draft is unsure the target often
+    disagrees, and every token drafted after a rejection is wasted. The rule is still exact: where a round
     stops depends only on the draft's side, and each drafted token is checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):

@@ -213,10 +213,20 @@ def expected_tokens_per_round(alpha: float, gamma: int) -> float:
     return float(np.sum(float(alpha) ** np.arange(gamma + 1)))
 
 
+def expected_tokens_given_drafts(accept_probs) -> float:
+    """E[tokens a round emits] for fixed drafted tokens, over its coin flips alone:
+    1 + sum_k prod_{i<=k} a_i, with a_i = min(1, p(x_i)/q(x_i)). The closed form above is the
+    same sum when every a_i is replaced by one chance alpha."""
+    a = np.asarray(accept_probs, dtype=np.float64)
+    if a.ndim != 1 or not np.all((a >= 0) & (a <= 1)):  # also rejects NaN
+        raise ValueError("accept_probs must be a list of probabilities in [0, 1]")
+    return float(1.0 + np.cumprod(a).sum())
+
+
 def expected_speedup(alpha: float, gamma: int, cost_ratio: float, verify_cost: float = 1.0) -> float:
     """Expected wall-clock speed-up when a draft step costs `cost_ratio` target steps and the
     target's pass over gamma + 1 positions costs `verify_cost` single steps (1 in the ideal
-    case where that pass is bound by reading the weights, as on a GPU)."""
+    case where the extra positions cost nothing, as for large models on a GPU)."""
     if not cost_ratio >= 0:
         raise ValueError(f"cost_ratio must be >= 0; got {cost_ratio}")
     if not verify_cost > 0:

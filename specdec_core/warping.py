@@ -1,7 +1,8 @@
 """Turning logits into the distributions the rule compares.
 
 The same warping (temperature, top-k, top-p) is applied to the target's and the draft's
-logits, or the output would no longer follow the warped target. Temperature 0 means greedy:
+logits. Exactness needs only that p is the warped target and q is what the draft really sampled
+from; warping q alike keeps it close to p, so drafts are kept often. Temperature 0 means greedy:
 the distribution becomes one-hot at the argmax, and the accept-or-correct rule then keeps a
 draft exactly when it equals the target's argmax.
 """

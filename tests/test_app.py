@@ -296,9 +296,10 @@ def test_predict_first_hides_the_coin_until_flipped():
         no_exception(at)
         flips += 1
         assert at.session_state["revealed"] == flips
-        verdict = "keep" if checks[flips - 1].accepted else "reject"
+        c = checks[flips - 1]
         feedback = " ".join(at.info.values + at.warning.values)
-        assert f"guess was a {verdict}" in feedback
+        sign, verdict = ("<", "kept") if c.accepted else ("≥", "rejected")
+        assert f"u = {c.u:.2f} {sign} {c.accept_prob:.2f}, so the draft is {verdict}" in feedback
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
     assert not has_button(at, "Flip the coin") and not at.segmented_control
     assert any("locked in" in s or "survived" in s for s in at.success.values)  # the takeaway

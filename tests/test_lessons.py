@@ -3,6 +3,7 @@ playground summary, on a small hand-made round. No Streamlit and no model here."
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -20,10 +21,10 @@ from lessons.chart import enlarged, lifted_title  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
-from lessons.style import prob_text, visible  # noqa: E402
+from lessons.style import prob_is, prob_pair, prob_text, visible  # noqa: E402
 from specdec_core.sampling import (  # noqa: E402
-    DraftCheck, RoundRecord, expected_speedup, expected_tokens_per_round, output_distribution,
-    residual_distribution, speculative_round,
+    DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
+    expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
 )
 from specdec_core.warping import Sampling  # noqa: E402
 
@@ -227,9 +228,16 @@ def test_decomposition_chart_adds_up_to_p(rejected):
 
 
 @pytest.mark.parametrize("x, text", [(0.0, "0.00"), (0.25, "0.25"), (1.0, "1.00"), (0.0123, "0.01"),
-                                     (0.004, "0.004"), (0.0094, "0.009"), (0.0004, "< 0.001")])
-def test_prob_text_never_rounds_a_small_probability_to_zero(x, text):
+                                     (0.004, "0.004"), (0.0094, "0.009"), (0.0004, "< 0.001"),
+                                     (0.994, "0.99"), (0.996, "0.996"), (0.9996, "> 0.999")])
+def test_prob_text_never_rounds_a_probability_to_zero_or_one(x, text):
     assert prob_text(x) == text
+
+
+def test_a_draw_and_its_threshold_never_read_as_equal():
+    assert prob_pair(0.4712, 0.4698) == ("0.4712", "0.4698")  # both "0.47" at two decimals
+    assert prob_pair(0.87, 0.47) == ("0.87", "0.47")
+    assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p < 0.001"
 
 
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
@@ -368,13 +376,19 @@ def test_every_anchor_is_in_the_running_source():
     assert code_lesson.missing_anchors("def f():\n    pass\n") == list(code_lesson.ANCHORS)
 
 
+def test_a_coin_flip_and_its_line_never_read_as_equal_in_the_code():
+    assert code_lesson._apart(0.4712, 0.4698) == ("0.471", "0.47")
+    assert code_lesson._apart(0.47123, 0.47119) == ("0.47123", "0.47119")
+    assert code_lesson._apart(1.0, 1.0) == ("1", "1")
+
+
 def test_annotate_marks_the_check_line_with_u(rejected):
     rows = code_lesson.annotate(code_lesson.round_source(), rejected)
     (notes,) = [n for line, n in rows if line.strip().startswith("check = check_draft(")]
     checks = rejected.record.checks
     assert len(notes) == len(checks) > 1  # one note per coin flip
     for c, note in zip(checks, notes):
-        assert f"u = {c.u:.2g}" in note and f"min(1, {c.p:.2g}/{c.q:.2g})" in note
+        assert f"u = {c.u:.3g}" in note and f"min(1, {c.p:.3g}/{c.q:.3g})" in note
         assert note.endswith("keep" if c.accepted else "reject")
     annotated = {line.strip(): n for line, n in rows if n}
     assert len(annotated) == len(code_lesson.ANCHORS)
@@ -408,8 +422,12 @@ def test_all_five_takeaways_render(which, request):
     rec = sc.record
     n = len(rec.tokens)
     assert f"“{SHOWN[sc.draft_tokens[0]]}”" in texts[0]
-    assert "10 ms" in texts[1] and "12 ms" in texts[1]  # one pass vs gamma single passes
-    assert f"produced {n} tokens" in texts[4]
+    # one pass over gamma + 1 positions against gamma + 1 single passes of 4 ms
+    assert "in 10 ms" in texts[1] and "those 4 positions" in texts[1] and "about 16 ms" in texts[1]
+    assert f"gave {n} tokens for one target pass" in texts[4]
+    keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]) for i, t in enumerate(sc.draft_tokens)]
+    assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} on average" in texts[4]
+    assert "rounds, at α" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
         assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
@@ -417,7 +435,31 @@ def test_all_five_takeaways_render(which, request):
         bad = rec.checks[-1]
         assert f"“{SHOWN[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
         assert texts[2].startswith("1 guess is locked in.")  # one kept, in plain English
+        assert "the guess after it was built on it and is dropped without a coin flip" in texts[2]
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
+
+
+def test_a_rejected_last_guess_has_nothing_after_it():
+    """The last of three drafts has p = 0: the first two are kept (p >= q), the third rejected."""
+    sc = make_scenario(drafts=(1, 4, 2), q_rows=[[1, 3, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 3, 1, 1, 1],
+                                                 [1, 1, 5, 1, 1, 1, 1, 1]],
+                       p_rows=[[1, 5, 1, 1, 1, 1, 0, 0], [0, 1, 1, 1, 6, 1, 0, 0], [1, 1, 0, 1, 1, 1, 1, 1],
+                               [1, 1, 1, 1, 1, 1, 1, 1]])
+    assert sc.record.n_accepted == 2 and sc.record.checks[-1].position == 2
+    text = step(3).takeaway(sc)
+    assert "2 guesses are locked in" in text and "it was the last guess" in text
+    assert "after it" not in text
+
+
+def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
+    from specdec_core.quality import drafter_table
+
+    alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
+    text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
+    assert f"Nimbus-mini's rounds in general, at α = {alpha:.2f}, give {expected_tokens_per_round(alpha, 3):.2f}" in text
+    # the table's alpha is at temperature 1: at another temperature the clause is left out
+    cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
+    assert "rounds, at α" not in step(5).takeaway(cooler)
 
 
 def test_step_out_of_range():

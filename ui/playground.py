@@ -29,15 +29,22 @@ def run(drafter, prompt, gamma, temperature, top_p, noise, seed):
 def controls() -> None:
     st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
                      drafter_names(), key="drafter",
-                     help="Each step up the ladder has a higher measured acceptance rate "
-                     "(table on the So what page)")
+                     help="Each step up the ladder has a higher measured acceptance rate (table on "
+                     "the So what page). early-exit-K is Nimbus-large's first K layers and its "
+                     "output layer, used untrained as a drafter.")
     c1, c2 = st.columns(2)
     c1.slider("Draft noise: blend q with the uniform distribution", key="noise",
               help="0 keeps the drafter as it is; 1 makes it guess uniformly at random",
               **settings.limits("noise"))
     c1.slider("γ, drafted tokens per round", key="gamma", **settings.limits("gamma"))
-    c2.slider("Temperature (0 = greedy)", key="temperature", **settings.limits("temperature"))
-    c2.slider("Top-p", key="top_p", **settings.limits("top_p"))
+    c2.slider("Temperature (0 = greedy)", key="temperature", **settings.limits("temperature"),
+              help="Divides both models' scores before the softmax: lower is more predictable. "
+                   "At 0, p and q put all their weight on one token each, so a draft is kept "
+                   "exactly when it is Nimbus-large's top choice.")
+    c2.slider("Top-p", key="top_p", **settings.limits("top_p"),
+              help="Keeps only the most likely tokens that together hold this much probability, "
+                   "for both models alike. The guarantee is then about Nimbus-large with the same "
+                   "temperature and top-p.")
     st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
 
 
@@ -65,7 +72,8 @@ def render() -> None:
     m[1].metric("Tokens per round", f"{summary.tokens_per_round:.2f}",
                 help="Measured: kept drafts plus the one correction or bonus token, per round")
     m[2].metric("Closed form per round", f"{summary.expected_tokens_per_round:.2f}",
-                help="(1 − α^(γ+1)) / (1 − α) at the measured α: what the tokens per round should be")
+                help="(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft "
+                     "were kept with the same chance α, independently")
     m[3].metric(f"Target passes for {result.stats.new_tokens} tokens", result.stats.target_passes,
                 help="Nimbus-large alone would need one pass per token")
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
@@ -75,6 +83,6 @@ def render() -> None:
     with right:
         show_chart(playground_figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
-    st.caption(f"{summary.rounds} rounds of {PLAY_TOKENS} tokens; the cost of a draft step relative "
+    st.caption(f"{summary.rounds} rounds to write {PLAY_TOKENS} tokens; the cost of a draft step relative "
                f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "
                "So what page, and the cost of the pass that checks γ drafts from its γ sweep.")

@@ -78,8 +78,9 @@ def render() -> None:
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"))
     c2.slider("Early stop", key="stop", **settings.limits("stop"),
-              help="End a round's draft after a token Nimbus-mini gave less than this probability: "
-                   "the target would likely reject it, and every draft after a rejection is wasted. "
+              help="End a round's draft after a token the drafter gave less than this probability: "
+                   "where the drafter is unsure the target often disagrees, and every draft after a "
+                   "rejection is wasted. "
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
     c3.slider("Temperature", key="temperature", **settings.limits("temperature"))
     c4.slider("Top-p", key="top_p", **settings.limits("top_p"))
@@ -103,7 +104,7 @@ def render() -> None:
     m[0].metric("Speed-up", f"{spec.rate / base.rate:.2f}x" if base.rate else "–")
     m[1].metric("Target passes", f"{spec.passes} vs {base.passes}")
     m[2].metric("Drafts per round", f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
-                help="How many tokens Nimbus-mini drafted per round on average: γ, or fewer when "
+                help="How many tokens the drafter wrote per round on average: γ, or fewer when "
                      "the early stop ended a draft")
     m[3].metric("Same text?", "yes" if spec.ids == base.ids else "no",
                 help="At temperature 0 both sides write the same tokens. Above it each side draws "

@@ -8,7 +8,8 @@ from lessons import figures
 from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
-from lessons.style import OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_text
+from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
+                           prob_pair, prob_text)
 from specdec_core.catalog import DEFAULT_DRAFTER
 
 from . import settings
@@ -83,18 +84,20 @@ def _predict_first(sc: Scenario) -> int:
     if shown < len(checks):
         c = checks[shown]
         st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it "
-                f"p = {prob_text(c.p)}, the draft gave it q = {prob_text(c.q)}, so it is kept with "
-                f"probability {prob_text(c.accept_prob)}.")
+                f"{prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
+                f"probability min(1, p/q) = {prob_text(c.accept_prob)}.")
         guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
         if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
             st.session_state.revealed = shown + 1
             verdict = "keep" if c.accepted else "reject"
-            st.session_state.last_guess = (guess == verdict, verdict, c.u)
+            st.session_state.last_guess = (guess == verdict, c)
             st.rerun()
     if "last_guess" in st.session_state and shown:
-        right, verdict, u = st.session_state.last_guess
-        message = (f"{'Right' if right else 'Not this time'}: u = {prob_text(u)}, so the guess was "
-                   f"a {verdict}.")
+        right, c = st.session_state.last_guess
+        u, line = prob_pair(c.u, c.accept_prob)
+        message = (f"{'Right' if right else 'Not this time'}: u = {u} "
+                   f"{'<' if c.accepted else '≥'} {line}, so the draft is "
+                   f"{'kept' if c.accepted else 'rejected'}.")
         if right:  # st.info, not st.success: the green box is the step's takeaway
             st.info(message, icon=":material/check_circle:")
         else:
@@ -122,8 +125,8 @@ def _exactness(sc: Scenario) -> None:
     tokens = sc.exactness_tokens(row)
     labels = sc.labels
     show_chart(figures.decomposition_chart(p, q, tokens, labels), "decomposition")
-    rounds = st.select_slider("Simulated rounds", [100, 1_000, 10_000, 100_000], value=10_000,
-                              key="mc_rounds", help="Each round drafts x ~ q at this position and "
+    rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
+                              key="mc_rounds", help="Each draw drafts x ~ q at this one position and "
                               "applies a rule; the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
@@ -133,7 +136,7 @@ def _exactness(sc: Scenario) -> None:
         col.metric(rule, f"{grouped_distance(f, p, tokens):.3f}")
     cols[-1].metric("samples of p itself", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
                     help="Chance alone: even perfect samples of p differ from p by about this much "
-                    "at this many rounds.")
+                    "at this many draws.")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached

@@ -11,7 +11,8 @@ frame.begin("The code", "The function below is read from the module that runs th
             "so the lesson and the code cannot drift apart.")
 get_pair(st.session_state.drafter)
 sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(st.session_state.seed))
-st.markdown(f"One round of speculative sampling, `specdec_core/sampling.py`. The comments marked ◀ "
+st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
+            f"`specdec_core/sampling.py`. The comments marked ◀ "
             f"are this round's values (drafter **{sc.drafter}**, seed **{sc.seed}**): change the seed "
             "in the sidebar and they follow. Unlike many write-ups, the function keeps the **bonus "
             "token**: when every draft survives, the target's extra distribution is used, not wasted.")

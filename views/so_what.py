@@ -7,8 +7,9 @@ from specdec_core.quality import drafter_table
 from ui import frame
 from ui.display import show_chart
 
-frame.begin("So what", "Speculative decoding buys speed with cheap extra compute, never by "
-            "loosening what the big model may say. These numbers were measured on this machine.")
+frame.begin("So what", "The speed comes from spending a little extra computing on cheap guesses; "
+            "what the big model is allowed to write stays the same. These numbers were measured on "
+            "this machine.")
 speed = load("speed.json")
 if speed:
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
@@ -37,16 +38,23 @@ table = drafter_table()
 if table:
     st.subheader("The drafter family")
     st.dataframe([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
-                   "greedy agreement": r.greedy_agreement, "draft step / target step": r.cost_ratio,
+                   "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
                    "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
                  hide_index=True, column_config={
                      "α (temperature 1)": st.column_config.NumberColumn(format="%.3f"),
                      "greedy agreement": st.column_config.NumberColumn(format="%.3f"),
-                     "draft step / target step": st.column_config.NumberColumn(format="%.3f"),
+                     "c, draft step / target step": st.column_config.NumberColumn(format="%.3f"),
                      "expected speed-up": st.column_config.NumberColumn(format="%.2fx"),
                  })
-    st.caption("α is the chance a drafted token survives; a cheap drafter with a high α is the whole game. "
-               "From benchmarks/drafters.py.")
+    st.markdown("**How to read it.** **α** is the share of drafts the target keeps in the long run "
+                "(β averaged over many positions, at temperature 1). A draft step costs **c** target "
+                "steps, and the pass that checks γ drafts costs **v** single steps (measured in the γ "
+                "sweep below). A round then costs γc + v steps and writes (1 − α^(γ+1)) / (1 − α) "
+                "tokens on average; their ratio is the expected speed-up, and the best γ is the one "
+                "that makes it largest.")
+    st.caption("A cheap drafter with a high α is the whole game. c is a ratio of two timings of a few "
+               "milliseconds, so it moves a little from run to run, and the charts below, measured in "
+               "other runs, quote slightly different values. From benchmarks/drafters.py.")
 sweep = load("gamma_sweep.json")
 if sweep:
     show_chart(sweep_chart(sweep), "sweep")
@@ -63,5 +71,6 @@ if not (speed or table or sweep or early):
     st.info("No measurements yet: run `make bench` to fill this page.")
 st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
             "them all. When the draft agrees with the target often, that one pass buys several tokens; "
-            "when it does not, the round still yields one correct token. The output never changes: "
-            "only how many expensive steps it took.")
+            "when it does not, the round still yields one correct token. The distribution of the "
+            "output never changes (at temperature 0 not even the tokens do); only the number of "
+            "expensive steps does.")

@@ -13,9 +13,9 @@ def cached_reply(drafter: str, question: str, seed: int):
     return write_reply(get_pair(drafter), question, seed)
 
 
-frame.begin("The Nimbus thread", "Nimbus, a support assistant, answers with Nimbus-mini drafting "
-            "and Nimbus-large verifying every token. The customer gets the same kind of reply as "
-            "if Nimbus-large had written it alone, after fewer expensive steps.")
+frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replies with Nimbus-mini "
+            "proposing tokens and Nimbus-large checking them. Each reply is a fair sample of what "
+            "Nimbus-large alone would have written; it just took fewer passes of the big model.")
 get_pair(st.session_state.drafter)
 question = st.selectbox("Customer message", QUESTIONS, accept_new_options=True,
                         help=f"Pick one or type your own (up to {MAX_QUESTION} characters)")
@@ -38,5 +38,5 @@ c2.metric("Target passes, Nimbus-large alone", tokens, help="One pass per token"
 c3.metric("Tokens per target pass", f"{tokens / passes:.2f}" if passes else "–")
 st.caption(f"Temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
            f"drafter {st.session_state.drafter}. Nimbus-large kept {reply.kept} of the {reply.checked} "
-           f"drafts it checked (α ≈ {reply.alpha:.2f}); a draft after a rejection is never checked. "
+           f"drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft after a rejection is never checked. "
            "Green tokens are drafts that were kept, purple ones corrections, blue ones bonus tokens.")

@@ -1,6 +1,7 @@
 from ui import frame, walkthrough
 
 frame.begin("Faster, not different",
-            "Nimbus-mini drafts four tokens ahead; Nimbus-large checks them all in one pass and "
-            "accepts or corrects each one, so the text reads exactly as if it wrote every token alone.")
+            "Nimbus-mini guesses four tokens and one pass of Nimbus-large checks them. Guesses are "
+            "kept up to the first that fails its test, which is swapped for a fresh draw, so every "
+            "token comes from exactly the distribution Nimbus-large would have used on its own.")
 walkthrough.render()
