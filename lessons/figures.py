@@ -186,7 +186,7 @@ def correction_chart(sc) -> Chart:
     return Chart(fig, rows, alt)
 
 
-def decomposition_chart(p, q, tokens, labels) -> Chart:
+def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Chart:
     """Step 5: q(x) min(1, p/q) + (1 − β) r(x) stacks up to exactly p(x)."""
     p, q = np.asarray(p, float), np.asarray(q, float)
     kept = q * acceptance_probability(p, q)  # = min(p, q)
@@ -200,7 +200,8 @@ def decomposition_chart(p, q, tokens, labels) -> Chart:
                 name="rejected, then corrected: (1 − β)·r(x)")
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 34, "line": {"width": 4, "color": P_COLOR}})
-    fig = base_layout(fig, "Why it is exact: the two routes to x add up to p(x)")
+    where = f" at drafted position {position}" if position else ""
+    fig = base_layout(fig, f"Why it is exact{where}: the two routes to x add up to p(x)")
     fig.update_layout(barmode="stack")
     rows = [{"token": visible(labels.get(int(t), f"#{t}")), "kept": round(float(kept[t]), 4),
              "corrected": round(float(corrected[t]), 4), "sum": round(float(kept[t] + corrected[t]), 4),

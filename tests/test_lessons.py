@@ -213,9 +213,10 @@ def test_correction_chart_bonus(all_kept):
 def test_decomposition_chart_adds_up_to_p(rejected):
     p, q = rejected.p_dists[1], rejected.q_dists[1]
     tokens = list(range(V))
-    chart = figures.decomposition_chart(p, q, tokens, LABELS)
+    chart = figures.decomposition_chart(p, q, tokens, LABELS, position=2)
     kept, corrected, target = chart.figure.data
     assert len(chart.figure.data) == 3
+    assert "at drafted position 2" in chart.figure.layout.title.text  # which of the round's positions
     np.testing.assert_allclose(np.add(kept.y, corrected.y), target.y, atol=1e-9)
     np.testing.assert_allclose(target.y, p, atol=1e-12)
     np.testing.assert_allclose(kept.y, np.minimum(p, q), atol=1e-12)

@@ -124,7 +124,7 @@ def _exactness(sc: Scenario) -> None:
     p, q = sc.p_dists[row], sc.q_dists[row]
     tokens = sc.exactness_tokens(row)
     labels = sc.labels
-    show_chart(figures.decomposition_chart(p, q, tokens, labels), "decomposition")
+    show_chart(figures.decomposition_chart(p, q, tokens, labels, position=row + 1), "decomposition")
     rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
                               key="mc_rounds", help="Each draw drafts x ~ q at this one position and "
                               "applies a rule; the bars are how often each token came out.")
