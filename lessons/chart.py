@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from .style import FONT
+from .style import CHART_TEXT, FONT
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,9 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
                       # makes the axis numeric when most labels look like numbers and drops the rest
                       autotypenumbers="strict")
     fig.update_yaxes(gridcolor="#e5e5e5")
+    for axes in (fig.update_xaxes, fig.update_yaxes):
+        axes(tickfont_color=CHART_TEXT, title_font_color=CHART_TEXT)
+    fig.update_annotations(font_color=CHART_TEXT)  # panel titles
     return fig
 
 

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
 
 from .chart import Chart, base_layout
-from .style import OVERLAP_COLOR, P_COLOR, U_COLOR
+from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 
 
 def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
@@ -48,7 +48,8 @@ def position_chart(by_position, checked) -> Chart:
     names = [f"draft {i + 1}" for i in range(len(by_position))]
     fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
                            marker_color=OVERLAP_COLOR, text=[f"checked {n}×" for n in checked],
-                           textposition="outside", name="kept when checked"))
+                           textposition="outside", constraintext="none",  # never shrunk to fit
+                           textfont_color=CHART_TEXT, name="kept when checked"))
     fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)
     rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}

@@ -289,6 +289,7 @@ def test_predict_first_hides_the_coin_until_flipped():
         assert button(at, "Flip the coin").disabled  # a guess comes first
         assert not at.success  # no takeaway yet: it would name the verdict
         assert shown.count('title="kept"') + shown.count('title="rejected"') == flips  # the sentence too
+        assert shown.count("> (kept)<") + shown.count("> (rejected)<") == flips  # and what is read aloud
         at.segmented_control[0].set_value("keep").run()
         no_exception(at)
         assert not button(at, "Flip the coin").disabled
@@ -316,11 +317,14 @@ def test_predict_first_starts_afresh_for_a_new_round():
     assert button(at, "Flip the coin").disabled
 
 
-@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what"])
+@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what", "playground"])
 def test_instructor_mode_can_be_left(name):
     at = page(name, present="1")
     no_exception(at)
     assert at.session_state["present"] is True
+    # Esc leaves it, except where a box takes typing: Streamlit lets Esc through from a text box
+    typing = name in ("thread", "playground")
+    assert button(at, "Leave instructor mode").proto.shortcut == ("" if typing else "escape")
     assert at.query_params["present"] == "1"
     assert any("font-size" in h.value for h in at.get("html"))  # the large-type CSS
     button(at, "Leave instructor mode").click().run()
@@ -484,6 +488,20 @@ def test_the_colour_key_reads_as_words():
     assert len(chips) == 3
     for c in chips:  # the page's type: in a style, the later of two rules wins
         assert c.index("font-family:monospace") < c.index("font-family:inherit")
+
+
+def test_a_tokens_origin_is_told_without_colour():
+    """Underlines differ by origin, in the text and its key alike, and a screen reader hears
+    corrections and bonus tokens named (kept drafts are the rule, so they go unsaid)."""
+    body = colored_text([("Hi", "accepted"), (" there", "correction"), ("!", "bonus")])
+    kept, corrected, bonus = body.split('<span class="tok"')[1:]
+    assert "3px solid" in kept and "3px dashed" in corrected and "3px double" in bonus
+    assert "sr-only" not in kept
+    assert '<span class="sr-only"> (correction)</span>' in corrected
+    assert '<span class="sr-only"> (bonus)</span>' in bonus
+    key = origin_legend(with_target=True)
+    assert ">Nimbus-large alone (from p)</span>" in key and key.count("3px double") == 2
+    assert "Nimbus-large alone" not in origin_legend()
 
 
 def test_html_in_a_prompt_is_shown_escaped():

@@ -6,7 +6,7 @@ import html
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, lifted_title
-from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, token_label
+from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label
 
 
 def show_chart(chart: Chart, key: str) -> None:
@@ -16,34 +16,49 @@ def show_chart(chart: Chart, key: str) -> None:
     title = lifted_title(spec)
     st.markdown(f'<p class="chart-title" style="font-weight:600;margin:0.5rem 0 0">{html.escape(title)}</p>',
                 unsafe_allow_html=True)
-    st.plotly_chart(spec, key=key, config={"displaylogo": False})
+    # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
+    st.plotly_chart(spec, key=key, config={"displayModeBar": False})
     st.caption(chart.alt)
-    with st.expander("Table view of this chart"):
+    with st.expander(f"Table view: {title}"):
         st.dataframe(chart.rows, hide_index=True)
 
 
+def metric_row(*metrics: dict) -> None:
+    """Metrics side by side while they fit and on the next line when they do not, each as wide
+    as its label and value: columns of a fixed share cut both off at a projector's width."""
+    with st.container(horizontal=True, gap="medium"):
+        for metric in metrics:
+            st.metric(width="content", **metric)
+
+
 def chip(text: str, color: str | None = None, style: str = "", title: str = "",
-         visible_space: bool = True) -> str:
+         visible_space: bool = True, line: str = "solid", spoken: str = "") -> str:
     """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
-    override the chip's own."""
+    override the chip's own. `spoken`: words only a screen reader reads, after the token."""
     shown = token_label(text) if visible_space else html.escape(text)
-    bg = f"background:{color}33;border-bottom:3px solid {color};" if color else ""
+    bg = f"background:{color}33;border-bottom:3px {line} {color};" if color else ""
+    said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{title}" style="{bg}padding:1px 3px;margin:0 1px;'
-            f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>')
+            f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')
 
 
-def origin_legend() -> str:
-    """The key to the token colours, in the page's own type: its labels are words, not tokens."""
-    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, style="font-family:inherit")
-                    for o, label in ORIGIN_LABELS.items() if o != "target")
+def origin_legend(with_target: bool = False) -> str:
+    """The key to the token colours and underlines, in the page's own type: its labels are
+    words, not tokens. `with_target` adds the tokens Nimbus-large wrote alone."""
+    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, style="font-family:inherit",
+                         line=ORIGIN_LINES[o])
+                    for o, label in ORIGIN_LABELS.items() if with_target or o != "target")
 
 
 def colored_text(pieces: list[tuple[str, str]]) -> str:
-    """(text, origin) pairs as coloured spans; the colour is the distribution a token came from.
-    A newline inside a token shows as ↵ in its chip and breaks the line after the chip, so a
-    token that is only a newline is still seen, coloured like the rest."""
+    """(text, origin) pairs as coloured spans; the colour is the distribution a token came from,
+    the underline tells the same apart without colour, and a screen reader hears the
+    corrections and bonus tokens named. A newline inside a token shows as ↵ in its chip and
+    breaks the line after the chip, so a token that is only a newline is still seen."""
     return "".join(chip(text.replace("\n", "↵"), ORIGIN_COLORS.get(origin),
-                        title=ORIGIN_LABELS.get(origin, ""), visible_space=False)
+                        title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
+                        line=ORIGIN_LINES.get(origin, "solid"),
+                        spoken=origin if origin in ("correction", "bonus") else "")
                    + "<br>" * text.count("\n") for text, origin in pieces)
 
 

@@ -7,21 +7,22 @@ from pathlib import Path
 import streamlit as st
 
 from . import settings
-from .style import apply_narrow_screens, apply_presentation
+from .style import apply_base_styles, apply_presentation
 
 # a file of our own: a material icon as the page icon is fetched from Google's font servers,
 # which a classroom without internet cannot reach
 ICON = str(Path(__file__).resolve().parent.parent / "assets" / "favicon.png")
 
 
-def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True) -> None:
+def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False) -> None:
+    """`typing`: the page has a box to type in, where Esc must not leave instructor mode."""
     problems = settings.load_shared()
     st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=ICON,
                        layout="wide")
     settings.sidebar(drafter_in_sidebar)
     settings.save_shared()  # the link follows the sidebar on every page
-    apply_narrow_screens()
-    apply_presentation(st.session_state.present)
+    apply_base_styles()
+    apply_presentation(st.session_state.present, esc=not typing)
     settings.show_problems(problems)
     st.title(title)
     if caption:

@@ -12,7 +12,7 @@ from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_table
 
 from . import settings
-from .display import colored_text, html_block, origin_legend, show_chart
+from .display import colored_text, html_block, metric_row, origin_legend, show_chart
 from .models import get_pair
 
 PLAY_TOKENS = 48
@@ -67,15 +67,15 @@ def render() -> None:
     s = st.session_state
     result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
     summary = summarize(result.rounds, s.gamma)
-    m = st.columns(4)
-    m[0].metric("α, measured", f"{summary.alpha:.2f}", help="Kept drafts / checked drafts")
-    m[1].metric("Tokens per round", f"{summary.tokens_per_round:.2f}",
-                help="Measured: kept drafts plus the one correction or bonus token, per round")
-    m[2].metric("Closed form per round", f"{summary.expected_tokens_per_round:.2f}",
-                help="(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft "
-                     "were kept with the same chance α, independently")
-    m[3].metric(f"Target passes for {result.stats.new_tokens} tokens", result.stats.target_passes,
-                help="Nimbus-large alone would need one pass per token")
+    metric_row(
+        {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": "Kept drafts / checked drafts"},
+        {"label": "Tokens per round", "value": f"{summary.tokens_per_round:.2f}",
+         "help": "Measured: kept drafts plus the one correction or bonus token, per round"},
+        {"label": "Closed form per round", "value": f"{summary.expected_tokens_per_round:.2f}",
+         "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft were "
+                 "kept with the same chance α, independently"},
+        {"label": f"Target passes for {result.stats.new_tokens} tokens", "value": result.stats.target_passes,
+         "help": "Nimbus-large alone would need one pass per token"})
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
     left, right = st.columns(2)
     with left:

@@ -15,7 +15,7 @@ from specdec_core.engine import stream
 from specdec_core.quality import drafter_table
 
 from . import settings
-from .display import colored_text, html_block, origin_legend
+from .display import colored_text, html_block, metric_row, origin_legend
 from .models import get_pair
 
 SIDES = {"target": "Nimbus-large alone", "speculative": "Nimbus-mini drafts, Nimbus-large checks"}
@@ -65,17 +65,18 @@ def _suggest_best_gamma() -> None:
     best = {r.drafter: r.best_gamma for r in drafter_table()}.get(st.session_state.drafter)
     if not best or best == st.session_state.gamma:
         return
-    note, use = st.columns([4, 1], vertical_alignment="center")
-    note.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
-                 "the pass that checks the drafts costs more as γ grows.")
-    use.button(f"Race at γ = {best}", on_click=_use_gamma, args=(best,), width="stretch")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
+                   "the pass that checks the drafts costs more as γ grows.")
+        st.button(f"Race at γ = {best}", on_click=_use_gamma, args=(best,))
 
 
 def render() -> None:
     settings.show_problems(settings.load_race())
     pair = get_pair(st.session_state.drafter)
     st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
-    c1, c2, c3, c4, c5 = st.columns(5)
+    # five sliders in a row leave too little room for a label in instructor mode's large type
+    c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"))
     c2.slider("Early stop", key="stop", **settings.limits("stop"),
               help="End a round's draft after a token the drafter gave less than this probability: "
@@ -99,14 +100,13 @@ def render() -> None:
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
     base, spec = lanes
-    html_block(origin_legend())
-    m = st.columns(4)
-    m[0].metric("Speed-up", f"{spec.rate / base.rate:.2f}x" if base.rate else "–")
-    m[1].metric("Target passes", f"{spec.passes} vs {base.passes}")
-    m[2].metric("Drafts per round", f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
-                help="How many tokens the drafter wrote per round on average: γ, or fewer when "
-                     "the early stop ended a draft")
-    m[3].metric("Same text?", "yes" if spec.ids == base.ids else "no",
-                help="At temperature 0 both sides write the same tokens. Above it each side draws "
-                     "its own random numbers, so they write different samples from the same "
-                     "distribution.")
+    html_block(origin_legend(with_target=True))
+    metric_row(
+        {"label": "Speed-up", "value": f"{spec.rate / base.rate:.2f}x" if base.rate else "–"},
+        {"label": "Target passes", "value": f"{spec.passes} vs {base.passes}"},
+        {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
+         "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
+                 "stop ended a draft"},
+        {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
+         "help": "At temperature 0 both sides write the same tokens. Above it each side draws its own "
+                 "random numbers, so they write different samples from the same distribution."})

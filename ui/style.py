@@ -8,7 +8,10 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
-[data-testid="stSidebar"] { display: none; }
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"],
+[data-testid="stSidebarCollapsedControl"] { display: none; }
+/* a zoomed projector: panel titles of a chart with five panels must not run together */
+@media (max-width: 900px) { .js-plotly-plot .annotation-text { font-size: 15px !important; } }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
@@ -18,10 +21,16 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 """
 
 
-# Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of a chart
-# with four or five panels side by side would run into each other
-_NARROW_CSS = """
+_BASE_CSS = """
 <style>
+/* Streamlit fades captions to 3.9:1 against white; they hold every chart's text alternative,
+   and small text needs 4.5:1 (this gives 7:1) */
+[data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
+/* words for screen readers only, such as whether a drafted token was kept */
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+           white-space: nowrap; }
+/* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of a chart
+   with four or five panels side by side would run into each other */
 @media (max-width: 640px) {
   .js-plotly-plot .annotation-text { font-size: 9px !important; }
 }
@@ -29,16 +38,20 @@ _NARROW_CSS = """
 """
 
 
-def apply_narrow_screens() -> None:
-    st.html(_NARROW_CSS)
+def apply_base_styles() -> None:
+    st.html(_BASE_CSS)
 
 
 def _leave() -> None:
     st.session_state.present = False
 
 
-def apply_presentation(on: bool) -> None:
+def apply_presentation(on: bool, esc: bool = True) -> None:
+    """Instructor mode's styles and its way out. `esc=False` on a page with a box to type in:
+    Streamlit passes Esc through to shortcuts even from a text box, where it would leave
+    instructor mode before the typed text reaches the app."""
     if not on:
         return
     st.html(_PRESENT_CSS)
-    st.button("Leave instructor mode", on_click=_leave, icon=":material/close:", type="tertiary", shortcut="Esc")
+    st.button("Leave instructor mode", on_click=_leave, icon=":material/close:", type="tertiary",
+              shortcut="Esc" if esc else None)

@@ -13,7 +13,7 @@ from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDU
 from specdec_core.catalog import DEFAULT_DRAFTER
 
 from . import settings
-from .display import chip, html_block, show_chart
+from .display import chip, html_block, metric_row, show_chart
 from .models import get_pair, get_scenario
 
 LAST = len(STEPS)
@@ -35,13 +35,13 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     checks = sc.record.checks
     for i, t in enumerate(sc.draft_tokens):
         if at_step < 3 or (at_step == 3 and revealed is not None and i >= revealed):
-            pieces.append(chip(sc.label(t), Q_COLOR, title="drafted"))
+            pieces.append(chip(sc.label(t), Q_COLOR, title="drafted", spoken="drafted"))
         elif i < len(checks) and checks[i].accepted:
-            pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept"))
+            pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept", spoken="kept"))
         else:
-            strike = "text-decoration:line-through;opacity:.6;"
-            pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike,
-                               title="rejected" if i < len(checks) else "never checked"))
+            strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
+            verdict = "rejected" if i < len(checks) else "never checked"
+            pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title=verdict, spoken=verdict))
     if at_step >= 4:
         color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
         pieces.append(chip(sc.label(sc.record.last_token), color, title=how) + f" <small>← {how}</small>")
@@ -58,13 +58,15 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
 
 
 def _nav() -> None:
-    back, nxt, roll, _ = st.columns([1, 1, 1.3, 3])
-    back.button("Back", on_click=_go, args=(-1,), shortcut="Left", disabled=st.session_state.step <= 1,
-                help="Previous step (← key)", width="stretch")
-    nxt.button("Next", on_click=_go, args=(1,), shortcut="Right", type="primary",
-               disabled=st.session_state.step >= LAST, help="Next step (→ key)", width="stretch")
-    roll.button("Roll again", on_click=_roll_again, icon=":material/casino:", width="stretch",
-                help="New coin flips and a new draft: a new seed in the link")
+    # each button as wide as its label: columns of a fixed share cut the labels off in
+    # instructor mode's large type on a projector
+    with st.container(horizontal=True):
+        st.button("Back", on_click=_go, args=(-1,), shortcut="Left", disabled=st.session_state.step <= 1,
+                  help="Previous step (← key)")
+        st.button("Next", on_click=_go, args=(1,), shortcut="Right", type="primary",
+                  disabled=st.session_state.step >= LAST, help="Next step (→ key)")
+        st.button("Roll again", on_click=_roll_again, icon=":material/casino:",
+                  help="New coin flips and a new draft: a new seed in the link")
 
 
 def _revealed(sc: Scenario) -> int:
@@ -131,12 +133,10 @@ def _exactness(sc: Scenario) -> None:
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
-    cols = st.columns(len(freqs) + 1)
-    for col, (rule, f) in zip(cols, freqs.items()):
-        col.metric(rule, f"{grouped_distance(f, p, tokens):.3f}")
-    cols[-1].metric("samples of p itself", f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
-                    help="Chance alone: even perfect samples of p differ from p by about this much "
-                    "at this many draws.")
+    metric_row(*({"label": rule, "value": f"{grouped_distance(f, p, tokens):.3f}"} for rule, f in freqs.items()),
+               {"label": "samples of p itself", "value": f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
+                "help": "Chance alone: even perfect samples of p differ from p by about this much at this "
+                        "many draws."})
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached

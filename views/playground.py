@@ -3,5 +3,5 @@ from ui import frame, playground
 frame.begin("Playground", "Make the draft better or worse and watch the acceptance rate, the "
             "tokens each target pass buys, and the speed-up you can expect. Whatever the draft, the "
             "output follows Nimbus-large's distribution at the chosen temperature and top-p.",
-            drafter_in_sidebar=False)
+            drafter_in_sidebar=False, typing=True)
 playground.render()

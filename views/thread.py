@@ -2,7 +2,7 @@ import streamlit as st
 
 from lessons.thread import QUESTIONS, REPLY_TEMPERATURE, write_reply
 from ui import frame
-from ui.display import colored_text, html_block, origin_legend
+from ui.display import colored_text, html_block, metric_row, origin_legend
 from ui.models import get_pair
 
 MAX_QUESTION = 300
@@ -15,7 +15,8 @@ def cached_reply(drafter: str, question: str, seed: int):
 
 frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replies with Nimbus-mini "
             "proposing tokens and Nimbus-large checking them. Each reply is a fair sample of what "
-            "Nimbus-large alone would have written; it just took fewer passes of the big model.")
+            "Nimbus-large alone would have written; it just took fewer passes of the big model.",
+            typing=True)
 get_pair(st.session_state.drafter)
 question = st.selectbox("Customer message", QUESTIONS, accept_new_options=True,
                         help=f"Pick one or type your own (up to {MAX_QUESTION} characters)")
@@ -32,11 +33,11 @@ with st.chat_message("assistant"):
     html_block(colored_text(list(reply.pieces)))
 html_block(origin_legend())
 passes, tokens = reply.target_passes, reply.new_tokens
-c1, c2, c3 = st.columns(3)
-c1.metric("Target passes, speculative", passes)
-c2.metric("Target passes, Nimbus-large alone", tokens, help="One pass per token")
-c3.metric("Tokens per target pass", f"{tokens / passes:.2f}" if passes else "–")
+metric_row({"label": "Target passes, speculative", "value": passes},
+           {"label": "Target passes, Nimbus-large alone", "value": tokens, "help": "One pass per token"},
+           {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
 st.caption(f"Temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
            f"drafter {st.session_state.drafter}. Nimbus-large kept {reply.kept} of the {reply.checked} "
            f"drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft after a rejection is never checked. "
-           "Green tokens are drafts that were kept, purple ones corrections, blue ones bonus tokens.")
+           "Green tokens (solid underline) are drafts that were kept, purple ones (dashed) corrections, "
+           "blue ones (double) bonus tokens.")
