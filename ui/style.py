@@ -26,6 +26,8 @@ _BASE_CSS = """
 /* Streamlit fades captions to 3.9:1 against white; they hold every chart's text alternative,
    and small text needs 4.5:1 (this gives 7:1) */
 [data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
+/* a page's sections are h2 under its h1 title, at the size of Streamlit's subheader */
+[data-testid="stHeading"] h2 { font-size: 1.75rem; }
 /* words for screen readers only, such as whether a drafted token was kept */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
            white-space: nowrap; }

@@ -155,7 +155,7 @@ def render() -> None:
     # in predict-first mode, nothing on step 3 may give away a coin flip before it is revealed
     revealed = _revealed(sc) if number == 3 and st.session_state.get("predict") else None
     _header(sc, number, revealed)
-    st.subheader(current.question)
+    st.header(current.question)
     st.markdown(current.body)
     _step_body(sc, number)
     if revealed is not None and revealed < len(sc.record.checks):

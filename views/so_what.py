@@ -14,7 +14,7 @@ speed = load("speed.json")
 if speed:
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
                               r["gamma"], r["temperature"]))
-    st.subheader("Speed, measured side by side in one run")
+    st.header("Speed, measured side by side in one run")
     st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
@@ -36,7 +36,7 @@ if speed:
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
 table = drafter_table()
 if table:
-    st.subheader("The drafter family")
+    st.header("The drafter family")
     st.dataframe([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
                    "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
                    "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
