@@ -14,7 +14,7 @@ from specdec_core.sampling import acceptance_probability, overlap, residual_dist
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
-                    prob_is, prob_pair, token_label, visible)
+                    prob_is, prob_pair, says, token_label, visible)
 
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
@@ -96,25 +96,30 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     `reveal` limits how many coin flips are shown (for predict-first mode)."""
     checks = sc.record.checks
     shown = len(checks) if reveal is None else min(reveal, len(checks))
+    # until the round's last flip is shown, no row may tell where it ends: a hidden row looks
+    # like any other, with the chance its draft would have had
+    ended = shown == len(checks)
     fig = go.Figure()
     labels, rows = [], []
     for i, t in enumerate(sc.draft_tokens):
         name = f"{i + 1}: “{token_label(sc.label(t))}”"
         labels.append(name)
-        if i < len(checks):
-            c = checks[i]
-            fig.add_bar(y=[name], x=[c.accept_prob], orientation="h", marker_color=OVERLAP_COLOR,
-                        name="keep if u < min(1, p/q)", showlegend=i == 0, legendgroup="a")
-            fig.add_bar(y=[name], x=[1 - c.accept_prob], orientation="h", marker_color="#d9d9d9",
-                        name="reject", showlegend=i == 0, legendgroup="r")
-            rows.append({"position": i + 1, "token": sc.label(t), "p": round(c.p, 4), "q": round(c.q, 4),
-                         "min(1, p/q)": round(c.accept_prob, 4),
-                         "u": round(c.u, 4) if i < shown else None,
-                         "verdict": ("kept" if c.accepted else "rejected") if i < shown else "?"})
-        else:
+        if i >= len(checks) and ended:
             fig.add_bar(y=[name], x=[1.0], orientation="h", marker_color="#f0f0f0",
+                        marker_line={"color": "#b0b0b0", "width": 1},
                         name="never checked", showlegend=i == len(checks), legendgroup="n")
             rows.append({"position": i + 1, "token": sc.label(t), "verdict": "never checked"})
+            continue
+        p_x, q_x = float(sc.p_dists[i][t]), float(sc.q_dists[i][t])
+        a = acceptance_probability(p_x, q_x)
+        fig.add_bar(y=[name], x=[a], orientation="h", marker_color=OVERLAP_COLOR,
+                    name="keep if u < min(1, p/q)", showlegend=i == 0, legendgroup="a")
+        fig.add_bar(y=[name], x=[1 - a], orientation="h", marker_color="#d9d9d9",
+                    name="reject", showlegend=i == 0, legendgroup="r")
+        c = checks[i] if i < shown else None
+        rows.append({"position": i + 1, "token": sc.label(t), "p": round(p_x, 4), "q": round(q_x, 4),
+                     "min(1, p/q)": round(a, 4), "u": round(c.u, 4) if c else None,
+                     "verdict": ("kept" if c.accepted else "rejected") if c else "?"})
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
@@ -132,7 +137,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
 
 def _verdict(sc, c) -> str:
     u, line = prob_pair(c.u, c.accept_prob)
-    return f"“{sc.label(c.token)}”: min(1, p/q) = {line}, u = {u}, {'kept' if c.accepted else 'rejected'}"
+    return f"“{sc.label(c.token)}”: {says('min(1, p/q)', line)}, u = {u}, {'kept' if c.accepted else 'rejected'}"
 
 
 def _with(tokens: list[int], token: int) -> list[int]:

@@ -10,7 +10,7 @@ from specdec_core.sampling import acceptance_probability, expected_tokens_given_
 from specdec_core.warping import Sampling
 
 from .scenario import Scenario
-from .style import prob_pair, prob_text
+from .style import prob_pair, prob_text, says
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def _accept_takeaway(sc: Scenario) -> str:
              f"the {'guess' if later == 1 else f'{later} guesses'} after it "
              f"{'was' if later == 1 else 'were'} built on it and {'is' if later == 1 else 'are'} "
              "dropped without a coin flip")
-    return f"{kept} locked in. {_q(sc, bad.token)} was rejected (u = {u} ≥ min(1, p/q) = {line}): {after}."
+    return f"{kept} locked in. {_q(sc, bad.token)} was rejected (u = {u} ≥ {says('min(1, p/q)', line)}): {after}."
 
 
 def _correct_takeaway(sc: Scenario) -> str:

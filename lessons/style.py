@@ -42,14 +42,17 @@ def prob_text(x: float) -> str:
     if x in (0.0, 1.0) or 0.0095 <= x < 0.995:
         return f"{x:.2f}"
     if x >= 0.995:
-        return f"{x:.3f}" if x < 0.9995 else "> 0.999"
-    return f"{x:.3f}" if x >= 0.0005 else "< 0.001"
+        return f"{x:.3f}" if x < 0.9995 else ">\u00a00.999"  # no line break inside a bound
+    return f"{x:.3f}" if x >= 0.0005 else "<\u00a00.001"
+
+
+def says(name: str, shown: str) -> str:
+    """"q = 0.12" for a value as shown, or "q < 0.001" where it is shown as a bound."""
+    return f"{name} {shown}" if shown[0] in "<>" else f"{name} = {shown}"
 
 
 def prob_is(name: str, x: float) -> str:
-    """"q = 0.12", or "q < 0.001" where prob_text gives a bound."""
-    shown = prob_text(x)
-    return f"{name} {shown}" if shown[0] in "<>" else f"{name} = {shown}"
+    return says(name, prob_text(x))
 
 
 def prob_pair(a: float, b: float) -> tuple[str, str]:

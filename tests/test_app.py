@@ -300,7 +300,11 @@ def test_predict_first_hides_the_coin_until_flipped():
         c = checks[flips - 1]
         feedback = " ".join(at.info.values + at.warning.values)
         sign, verdict = ("<", "kept") if c.accepted else ("≥", "rejected")
-        assert f"u = {c.u:.2f} {sign} {c.accept_prob:.2f}, so the draft is {verdict}" in feedback
+        assert f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}" in feedback
+        infos = list(at.info.values)
+        if c.accepted and flips < len(checks):  # the verdict reads before the next question
+            first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]
+            assert infos[first[0]].startswith("Right") and infos[first[1]].startswith("Guess first")
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
     assert not has_button(at, "Flip the coin") and not at.segmented_control
     assert any("locked in" in s or "survived" in s for s in at.success.values)  # the takeaway
@@ -488,6 +492,7 @@ def test_the_colour_key_reads_as_words():
     assert len(chips) == 3
     for c in chips:  # the page's type: in a style, the later of two rules wins
         assert c.index("font-family:monospace") < c.index("font-family:inherit")
+        assert c.index("white-space:break-spaces") < c.index("white-space:nowrap")  # kept whole
 
 
 def test_a_tokens_origin_is_told_without_colour():

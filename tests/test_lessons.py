@@ -21,7 +21,7 @@ from lessons.chart import enlarged, lifted_title  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
-from lessons.style import prob_is, prob_pair, prob_text, visible  # noqa: E402
+from lessons.style import prob_is, prob_pair, prob_text, says, visible  # noqa: E402
 from specdec_core.sampling import (  # noqa: E402
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
@@ -159,7 +159,10 @@ def test_coin_chart_reveal_zero_hides_every_u(rejected):
     chart = figures.coin_chart(rejected, reveal=0)
     assert coin_points(chart) == []
     assert all(r.get("u") is None for r in chart.rows)
-    assert [r["verdict"] for r in chart.rows] == ["?", "?", "never checked"]
+    # nothing tells where the round ends: the third draft, never checked, looks like the others
+    assert [r["verdict"] for r in chart.rows] == ["?", "?", "?"]
+    assert len(chart.figure.data) == 2 * GAMMA + 1 and "never checked" not in strings(chart.figure.to_dict())
+    assert all(r["min(1, p/q)"] is not None for r in chart.rows)
     assert "u =" not in chart.alt and "None shown yet" in chart.alt
     texts = strings(chart.figure.to_plotly_json())
     assert not any(f"{c.u:.2f}" in s for c in rejected.record.checks for s in texts)
@@ -169,7 +172,11 @@ def test_coin_chart_partial_reveal(rejected):
     chart = figures.coin_chart(rejected, reveal=1)
     first = rejected.record.checks[0]
     assert coin_points(chart) == pytest.approx([first.u])
-    assert [r["verdict"] for r in chart.rows] == ["kept", "?", "never checked"]
+    assert [r["verdict"] for r in chart.rows] == ["kept", "?", "?"]
+    # the draft after the rejection shows the chance it would have had
+    third = rejected.draft_tokens[2]
+    assert chart.rows[2]["min(1, p/q)"] == pytest.approx(
+        acceptance_probability(rejected.p_dists[2][third], rejected.q_dists[2][third]), abs=1e-4)
 
 
 def test_correction_chart_after_a_rejection(rejected):
@@ -229,8 +236,8 @@ def test_decomposition_chart_adds_up_to_p(rejected):
 
 
 @pytest.mark.parametrize("x, text", [(0.0, "0.00"), (0.25, "0.25"), (1.0, "1.00"), (0.0123, "0.01"),
-                                     (0.004, "0.004"), (0.0094, "0.009"), (0.0004, "< 0.001"),
-                                     (0.994, "0.99"), (0.996, "0.996"), (0.9996, "> 0.999")])
+                                     (0.004, "0.004"), (0.0094, "0.009"), (0.0004, "<\u00a00.001"),
+                                     (0.994, "0.99"), (0.996, "0.996"), (0.9996, ">\u00a00.999")])
 def test_prob_text_never_rounds_a_probability_to_zero_or_one(x, text):
     assert prob_text(x) == text
 
@@ -238,7 +245,8 @@ def test_prob_text_never_rounds_a_probability_to_zero_or_one(x, text):
 def test_a_draw_and_its_threshold_never_read_as_equal():
     assert prob_pair(0.4712, 0.4698) == ("0.4712", "0.4698")  # both "0.47" at two decimals
     assert prob_pair(0.87, 0.47) == ("0.87", "0.47")
-    assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p < 0.001"
+    assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p <\u00a00.001"
+    assert says("min(1, p/q)", prob_text(0.0002)) == "min(1, p/q) <\u00a00.001"  # not "= < 0.001"
 
 
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):

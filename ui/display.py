@@ -45,8 +45,8 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
 def origin_legend(with_target: bool = False) -> str:
     """The key to the token colours and underlines, in the page's own type: its labels are
     words, not tokens. `with_target` adds the tokens Nimbus-large wrote alone."""
-    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, style="font-family:inherit",
-                         line=ORIGIN_LINES[o])
+    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, line=ORIGIN_LINES[o],
+                         style="font-family:inherit;white-space:nowrap")  # an entry never splits
                     for o, label in ORIGIN_LABELS.items() if with_target or o != "target")
 
 

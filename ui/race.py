@@ -103,7 +103,9 @@ def render() -> None:
     html_block(origin_legend(with_target=True))
     metric_row(
         {"label": "Speed-up", "value": f"{spec.rate / base.rate:.2f}x" if base.rate else "–"},
-        {"label": "Target passes", "value": f"{spec.passes} vs {base.passes}"},
+        # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
+        {"label": "Tokens per target pass", "value": f"{len(spec.ids) / spec.passes:.2f} vs "
+                                                      f"{len(base.ids) / base.passes:.2f}"},
         {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft"},

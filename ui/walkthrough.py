@@ -9,7 +9,7 @@ from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
-                           prob_pair, prob_text)
+                           prob_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER
 
 from . import settings
@@ -80,31 +80,35 @@ def _revealed(sc: Scenario) -> int:
 
 
 def _predict_first(sc: Scenario) -> int:
-    """Students guess keep or reject before each coin flip is shown; returns flips revealed."""
+    """Students guess keep or reject before each coin flip is shown; returns flips revealed.
+    The verdict on the last guess comes first, then the question about the next draft."""
     shown = _revealed(sc)
     checks = sc.record.checks
+    if "last_guess" in st.session_state and shown:
+        _last_verdict(*st.session_state.last_guess)
     if shown < len(checks):
         c = checks[shown]
         st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it "
                 f"{prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
-                f"probability min(1, p/q) = {prob_text(c.accept_prob)}.")
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}.")
         guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
         if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
             st.session_state.revealed = shown + 1
             verdict = "keep" if c.accepted else "reject"
             st.session_state.last_guess = (guess == verdict, c)
             st.rerun()
-    if "last_guess" in st.session_state and shown:
-        right, c = st.session_state.last_guess
-        u, line = prob_pair(c.u, c.accept_prob)
-        message = (f"{'Right' if right else 'Not this time'}: u = {u} "
-                   f"{'<' if c.accepted else '≥'} {line}, so the draft is "
-                   f"{'kept' if c.accepted else 'rejected'}.")
-        if right:  # st.info, not st.success: the green box is the step's takeaway
-            st.info(message, icon=":material/check_circle:")
-        else:
-            st.warning(message)
     return st.session_state.revealed
+
+
+def _last_verdict(right: bool, c) -> None:
+    u, line = prob_pair(c.u, c.accept_prob)
+    message = (f"{'Right' if right else 'Not this time'}: u = {u} "
+               f"{'<' if c.accepted else '≥'} {says('min(1, p/q)', line)}, so the draft is "
+               f"{'kept' if c.accepted else 'rejected'}.")
+    if right:  # st.info, not st.success: the green box is the step's takeaway
+        st.info(message, icon=":material/check_circle:")
+    else:
+        st.warning(message)
 
 
 def _step_body(sc: Scenario, number: int) -> None:

@@ -114,6 +114,9 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     main = page.get_by_test_id("stMain")
     for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):
         expect(main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target passes"))).to_be_visible()
+    # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
+    per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
+    expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
     no_exception(page)
 
 
