@@ -495,6 +495,11 @@ def test_the_colour_key_reads_as_words():
         assert c.index("white-space:break-spaces") < c.index("white-space:nowrap")  # kept whole
 
 
+def test_a_token_without_text_of_its_own_gets_no_chip():
+    body = colored_text([("Hi", "accepted"), ("", "accepted"), ("😀", "correction"), ("", "target")])
+    assert body.count('class="tok"') == 2 and "😀" in body
+
+
 def test_a_tokens_origin_is_told_without_colour():
     """Underlines differ by origin, in the text and its key alike, and a screen reader hears
     corrections and bonus tokens named (kept drafts are the rule, so they go unsaid)."""

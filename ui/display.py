@@ -54,12 +54,14 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     """(text, origin) pairs as coloured spans; the colour is the distribution a token came from,
     the underline tells the same apart without colour, and a screen reader hears the
     corrections and bonus tokens named. A newline inside a token shows as ↵ in its chip and
-    breaks the line after the chip, so a token that is only a newline is still seen."""
+    breaks the line after the chip, so a token that is only a newline is still seen. A token
+    with no text of its own (part of a character another token completes, or the end of the
+    text) gets no chip: it would show as an empty box."""
     return "".join(chip(text.replace("\n", "↵"), ORIGIN_COLORS.get(origin),
                         title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
                         line=ORIGIN_LINES.get(origin, "solid"),
                         spoken=origin if origin in ("correction", "bonus") else "")
-                   + "<br>" * text.count("\n") for text, origin in pieces)
+                   + "<br>" * text.count("\n") for text, origin in pieces if text)
 
 
 def html_block(body: str) -> None:
