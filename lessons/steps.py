@@ -48,10 +48,12 @@ def _accept_takeaway(sc: Scenario) -> str:
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
     u, line = prob_pair(bad.u, bad.accept_prob)
     later = sc.gamma - 1 - bad.position
-    after = ("it was the last guess, so only the bonus slot goes unused" if not later else
-             f"the {'guess' if later == 1 else f'{later} guesses'} after it "
-             f"{'was' if later == 1 else 'were'} built on it and {'is' if later == 1 else 'are'} "
-             "dropped without a coin flip")
+    if not later:
+        after = "it was the last guess, so only the bonus slot goes unused"
+    elif later == 1:
+        after = "the guess after it was built on it and is dropped without a coin flip"
+    else:
+        after = f"the {later} guesses after it were built on it and are dropped without a coin flip"
     return f"{kept} locked in. {_q(sc, bad.token)} was rejected (u = {u} ≥ {says('min(1, p/q)', line)}): {after}."
 
 
