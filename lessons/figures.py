@@ -137,7 +137,8 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
 
 def _verdict(sc, c) -> str:
     u, line = prob_pair(c.u, c.accept_prob)
-    return f"“{sc.label(c.token)}”: {says('min(1, p/q)', line)}, u = {u}, {'kept' if c.accepted else 'rejected'}"
+    verdict = "kept" if c.accepted else "rejected"
+    return f"“{sc.label(c.token)}”: {says('min(1, p/q)', line)}, u = {u}, {verdict}"
 
 
 def _with(tokens: list[int], token: int) -> list[int]:
@@ -171,8 +172,8 @@ def correction_chart(sc) -> Chart:
     top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
     # two-line titles: on a phone's width the three panels are narrow
-    fig = make_subplots(rows=1, cols=3, subplot_titles=["p and q", f"leftover max(0, p − q)<br>{prob_is('Z', z)}",
-                                                        "residual r<br>= leftover / Z"])
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[
+        "p and q", f"leftover max(0, p − q)<br>{prob_is('Z', z)}", "residual r<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
     fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,

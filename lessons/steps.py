@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from specdec_core.quality import drafter_table
-from specdec_core.sampling import acceptance_probability, expected_tokens_given_drafts, expected_tokens_per_round
+from specdec_core.sampling import (acceptance_probability, expected_tokens_given_drafts,
+                                   expected_tokens_per_round)
 from specdec_core.warping import Sampling
 
 from .scenario import Scenario
@@ -54,7 +55,8 @@ def _accept_takeaway(sc: Scenario) -> str:
         after = "the guess after it was built on it and is dropped without a coin flip"
     else:
         after = f"the {later} guesses after it were built on it and are dropped without a coin flip"
-    return f"{kept} locked in. {_q(sc, bad.token)} was rejected (u = {u} ≥ {says('min(1, p/q)', line)}): {after}."
+    why = f"u = {u} ≥ {says('min(1, p/q)', line)}"
+    return f"{kept} locked in. {_q(sc, bad.token)} was rejected ({why}): {after}."
 
 
 def _correct_takeaway(sc: Scenario) -> str:

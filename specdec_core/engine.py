@@ -99,8 +99,9 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
 
     With `stop_below` > 0 it stops early, after a token to which it gave less than that
     probability (its own, at temperature 1): where the draft is unsure the target often
-    disagrees, and every token drafted after a rejection is wasted. The rule is still exact: where a round
-    stops depends only on the draft's side, and each drafted token is checked as before."""
+    disagrees, and every token drafted after a rejection is wasted. The rule is still exact:
+    where a round stops depends only on the draft's side, and each drafted token is checked as
+    before."""
     tokens, dists = [], []
     for _ in range(gamma):
         logits = feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:]

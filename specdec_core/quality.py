@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from .engine import crop
 from .catalog import ASSETS
+from .engine import crop
 from .inputs import SCORE_MAX_TOKENS
 from .sampling import expected_speedup, overlap
 from .timing import wait_for

@@ -300,7 +300,8 @@ def test_predict_first_hides_the_coin_until_flipped():
         c = checks[flips - 1]
         feedback = " ".join(at.info.values + at.warning.values)
         sign, verdict = ("<", "kept") if c.accepted else ("≥", "rejected")
-        assert f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}" in feedback
+        said = f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}"
+        assert said in feedback
         infos = list(at.info.values)
         if c.accepted and flips < len(checks):  # the verdict reads before the next question
             first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]

@@ -434,7 +434,8 @@ def test_all_five_takeaways_render(which, request):
     # one pass over gamma + 1 positions against gamma + 1 single passes of 4 ms
     assert "in 10 ms" in texts[1] and "those 4 positions" in texts[1] and "about 16 ms" in texts[1]
     assert f"gave {n} tokens for one target pass" in texts[4]
-    keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]) for i, t in enumerate(sc.draft_tokens)]
+    keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
+             for i, t in enumerate(sc.draft_tokens)]
     assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} on average" in texts[4]
     assert "rounds, at α" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
@@ -465,7 +466,8 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
 
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
-    assert f"Nimbus-mini's rounds in general, at α = {alpha:.2f}, give {expected_tokens_per_round(alpha, 3):.2f}" in text
+    average = expected_tokens_per_round(alpha, 3)
+    assert f"Nimbus-mini's rounds in general, at α = {alpha:.2f}, give {average:.2f}" in text
     # the table's alpha is at temperature 1: at another temperature the clause is left out
     cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
     assert "rounds, at α" not in step(5).takeaway(cooler)
