@@ -28,9 +28,6 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
                       # makes the axis numeric when most labels look like numbers and drops the rest
                       autotypenumbers="strict")
     fig.update_yaxes(gridcolor="#e5e5e5")
-    for axes in (fig.update_xaxes, fig.update_yaxes):
-        axes(tickfont_color=CHART_TEXT, title_font_color=CHART_TEXT)
-    fig.update_annotations(font_color=CHART_TEXT)  # panel titles
     return fig
 
 
@@ -56,6 +53,20 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
         if trace.get("textfont", {}).get("size"):
             trace["textfont"]["size"] *= scale
     return big
+
+
+def legible(spec: dict) -> dict:
+    """A figure dict with its ticks, axis titles and panel titles in CHART_TEXT, edited in place:
+    Streamlit's chart theme greys them. As a dict, like `enlarged`: plotly's validated setters
+    took 26 ms for a five-panel chart, on every rerun."""
+    layout = spec["layout"]
+    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+        axis = layout.setdefault(key, {})
+        axis.setdefault("tickfont", {})["color"] = CHART_TEXT
+        axis.setdefault("title", {}).setdefault("font", {})["color"] = CHART_TEXT
+    for note in layout.get("annotations", []):  # panel titles
+        note.setdefault("font", {})["color"] = CHART_TEXT
+    return spec
 
 
 def lifted_title(spec: dict) -> str:

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lessons import code_lesson, figures, montecarlo, playground_figures  # noqa: E402
-from lessons.chart import enlarged, lifted_title  # noqa: E402
+from lessons.chart import enlarged, legible, lifted_title  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
 from lessons.steps import STEPS, step  # noqa: E402
@@ -247,6 +247,18 @@ def test_a_draw_and_its_threshold_never_read_as_equal():
     assert prob_pair(0.87, 0.47) == ("0.87", "0.47")
     assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p <\u00a00.001"
     assert says("min(1, p/q)", prob_text(0.0002)) == "min(1, p/q) <\u00a00.001"  # not "= < 0.001"
+
+
+def test_legible_darkens_every_axis_and_panel_title(rejected):
+    from lessons.style import CHART_TEXT
+
+    for chart in (figures.verify_chart(rejected), playground_figures.position_chart([0.5, 0.2], [4, 2])):
+        layout = legible(chart.figure.to_dict())["layout"]
+        axes = [v for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+        assert len(axes) >= 2
+        assert all(a["tickfont"]["color"] == a["title"]["font"]["color"] == CHART_TEXT for a in axes)
+        assert all(n["font"]["color"] == CHART_TEXT for n in layout.get("annotations", []))
+    assert len(figures.verify_chart(rejected).figure.layout.annotations) == GAMMA + 1  # panel titles
 
 
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):

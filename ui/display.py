@@ -5,14 +5,14 @@ import html
 
 import streamlit as st
 
-from lessons.chart import Chart, enlarged, lifted_title
+from lessons.chart import Chart, enlarged, legible, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label
 
 
 def show_chart(chart: Chart, key: str) -> None:
     """The chart (larger type in instructor mode) under its title, set as page text that wraps
     at any width; then its text alternative and its numbers."""
-    spec = enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict()
+    spec = legible(enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict())
     title = lifted_title(spec)
     st.markdown(f'<p class="chart-title" style="font-weight:600;margin:0.5rem 0 0">{html.escape(title)}</p>',
                 unsafe_allow_html=True)
