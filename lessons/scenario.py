@@ -83,7 +83,8 @@ def _labels(tokenizer, ids) -> dict[int, str]:
 def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 3) -> tuple[float, float]:
     """(verify, single): the median time of the target pass that scores the last prompt token
     and every draft, and of one that scores the last prompt token alone, after a cached prefix.
-    Timed alternately, so a busy moment of the machine slows both alike."""
+    Timed alternately, so a busy moment of the machine slows both alike. The costs depend on
+    the lengths, not on which tokens were drafted, so one timing can serve many rounds."""
     cache = DynamicCache()
     prefix = prompt_ids[:-1]
     if prefix:
@@ -101,7 +102,10 @@ def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 
 
 @torch.inference_mode()
 def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHROUGH_GAMMA,
-                   seed: int = 0, sampling: Sampling = Sampling()) -> Scenario:
+                   seed: int = 0, sampling: Sampling = Sampling(),
+                   pass_costs: tuple[float, float] | None = None) -> Scenario:
+    """One round, frozen. `pass_costs`: (verify, single) seconds from `pass_seconds` for this
+    prompt and gamma, timed here when not given."""
     prompt_ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
@@ -127,4 +131,4 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
         shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown),
-                    *pass_seconds(pair, prompt_ids, drafts))
+                    *(pass_costs or pass_seconds(pair, prompt_ids, drafts)))

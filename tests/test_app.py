@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+import lessons.scenario  # noqa: E402
 import ui.models  # noqa: E402
 import ui.race  # noqa: E402
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
@@ -341,16 +342,24 @@ def test_instructor_mode_can_be_left(name):
 
 
 def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
-    """Next/Back must reuse the cached round. Times are printed, never asserted."""
-    calls = []
-    real = ui.models.build_scenario
+    """Next/Back must reuse the cached round, and a new seed the timed pass costs. Times are
+    printed, never asserted."""
+    calls, timings = [], []
+    real, real_timing = ui.models.build_scenario, ui.models.pass_seconds
 
     def counting(*args, **kwargs):
         calls.append(args[1:4])
         return real(*args, **kwargs)
 
+    def counting_timing(*args, **kwargs):
+        timings.append(args[1:])
+        return real_timing(*args, **kwargs)
+
     monkeypatch.setattr(ui.models, "build_scenario", counting)
+    monkeypatch.setattr(ui.models, "pass_seconds", counting_timing)
+    monkeypatch.setattr(lessons.scenario, "pass_seconds", lambda *a, **k: pytest.fail("timed per round"))
     ui.models.get_scenario.clear()
+    ui.models._pass_costs.clear()
     at = page("walkthrough", seed="4242")
     no_exception(at)
     assert len(calls) == 1
@@ -362,6 +371,9 @@ def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
         no_exception(at)
     assert step_shown(at) == 1
     assert len(calls) == 1, calls
+    button(at, "Roll again").click().run()  # a new seed: a new round, the same pass costs
+    no_exception(at)
+    assert len(calls) == 2 and len(timings) == 1
     with capsys.disabled():
         print("\n[walkthrough] server-side run per Next/Back click: "
               + ", ".join(f"{t * 1000:.0f} ms" for t in times))

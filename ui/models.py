@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.scenario import Scenario, build_scenario
+from lessons.scenario import Scenario, build_scenario, pass_seconds
 from specdec_core.catalog import ModelFileError
 from specdec_core.models import load_target, pair_with, resolve_device
 from specdec_core.warping import Sampling
@@ -29,8 +29,17 @@ def get_pair(drafter: str):
         st.stop()
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _pass_costs(drafter: str, prompt: str, gamma: int) -> tuple[float, float]:
+    """Step 2's timings, once per server: a new seed drafts other tokens, not longer passes."""
+    pair = _pair(drafter)
+    ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    return pass_seconds(pair, ids, ids[-1:] * gamma)
+
+
 @st.cache_resource(show_spinner="Drafting and verifying…", max_entries=256)
 def get_scenario(drafter: str, prompt: str, gamma: int, seed: int, temperature: float = 1.0,
                  top_k: int = 0, top_p: float = 1.0) -> Scenario:
     """One frozen round; identical for everyone asking with the same arguments."""
-    return build_scenario(_pair(drafter), prompt, gamma, seed, Sampling(temperature, top_k, top_p))
+    return build_scenario(_pair(drafter), prompt, gamma, seed, Sampling(temperature, top_k, top_p),
+                          pass_costs=_pass_costs(drafter, prompt, gamma))
