@@ -80,11 +80,12 @@ def _labels(tokenizer, ids) -> dict[int, str]:
 
 
 @torch.inference_mode()
-def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 3) -> tuple[float, float]:
+def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 5) -> tuple[float, float]:
     """(verify, single): the median time of the target pass that scores the last prompt token
     and every draft, and of one that scores the last prompt token alone, after a cached prefix.
-    Timed alternately, so a busy moment of the machine slows both alike. The costs depend on
-    the lengths, not on which tokens were drafted, so one timing can serve many rounds."""
+    Timed alternately after one untimed round of both, so a busy moment of the machine or a
+    first pass's setup slows neither alone. The costs depend on the lengths, not on which
+    tokens were drafted, so one timing can serve many rounds."""
     cache = DynamicCache()
     prefix = prompt_ids[:-1]
     if prefix:
@@ -92,11 +93,11 @@ def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 
     passes = [torch.tensor([[*prompt_ids[-1:], *drafts]], device=pair.device),
               torch.tensor([prompt_ids[-1:]], device=pair.device)]
     times: list[list[float]] = [[], []]
-    for _ in range(repeats):
+    for _ in range(repeats + 1):
         for ids, spent in zip(passes, times):
             spent.append(timed(lambda: pair.target_logits(ids, cache))[1])
             crop(cache, len(prefix))
-    verify_s, single_s = (float(np.median(t)) for t in times)
+    verify_s, single_s = (float(np.median(t[1:])) for t in times)  # the first round is a warm-up
     return verify_s, single_s
 
 
