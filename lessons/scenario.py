@@ -12,6 +12,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from specdec_core.catalog import drafter_label
 from specdec_core.engine import crop, propose, verify
 from specdec_core.sampling import RoundRecord, speculative_round
 from specdec_core.timing import timed
@@ -45,8 +46,7 @@ class Scenario:
 
     @property
     def drafter_label(self) -> str:
-        """How prose names the drafter: Nimbus-mini by its name, any other by its id."""
-        return "Nimbus-mini" if self.drafter == "nimbus-mini" else self.drafter
+        return drafter_label(self.drafter)
 
     def label(self, token: int) -> str:
         """The token's text with visible whitespace, for captions, tables and takeaways."""

@@ -43,6 +43,11 @@ def default_drafter() -> str:
     return DEFAULT_DRAFTER if DEFAULT_DRAFTER in names else names[-1]
 
 
+def drafter_label(name: str) -> str:
+    """How prose names a drafter: Nimbus-mini by its name, any other by its id."""
+    return "Nimbus-mini" if name == DEFAULT_DRAFTER else name
+
+
 def validate_drafter_name(name: str) -> str:
     if name in NIMBUS_MINI_NAMES or EARLY_EXIT.match(str(name)):
         return name

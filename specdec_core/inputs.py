@@ -1,8 +1,10 @@
-"""Text and prompts read from a user's files, for checks on text that is not in the project."""
+"""Text and prompts from users: read from their files for checks on text that is not in the
+project, or cut to fit when typed or pasted into the app."""
 from __future__ import annotations
 
 import argparse
 import math
+import re
 from pathlib import Path
 
 SCORE_MAX_TOKENS = 8192  # how much of a user's text quality.score_text reads unless told otherwise
@@ -30,6 +32,19 @@ def read_text(path: str | Path) -> str:
 def read_prompts(path: str | Path) -> tuple[str, ...]:
     """One prompt per non-blank line of a UTF-8 text file, surrounding spaces removed."""
     return tuple(line.strip() for line in read_text(path).splitlines() if line.strip())
+
+
+def clip_prompt(text: str, limit: int) -> str:
+    """`text` if it fits in `limit` characters; else its start, cut after the last whole word
+    when one ends in the last fifth of the limit, and without trailing spaces."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    if not text[limit].isspace():
+        word_end = re.search(r"\s\S*\Z", cut)
+        if word_end and word_end.start() >= limit * 4 // 5:
+            cut = cut[:word_end.start()]
+    return cut.rstrip()
 
 
 def whole_number(lo: int, hi: int | None = None):

@@ -31,7 +31,7 @@ from specdec_core.catalog import default_drafter, drafter_names  # noqa: E402
 from specdec_core.quality import drafter_table  # noqa: E402
 from specdec_core.sampling import speculative_round  # noqa: E402
 from ui.display import chip, colored_text, origin_legend  # noqa: E402
-from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED  # noqa: E402
+from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS  # noqa: E402
 
 TIMEOUT = 300
 STEPS = 5
@@ -472,6 +472,15 @@ def test_race_at_temperature_zero_writes_the_same_text(stop, monkeypatch):
                                                  ("target", {"stop_below": float(stop)})]
 
 
+def test_race_lanes_name_the_chosen_drafter():
+    at = page("race", drafter="early-exit-4", tokens="8")
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    lanes = [m.value.split("**")[1] for m in at.markdown
+             if m.value.startswith("**") and " tokens · " in m.value]
+    assert lanes == ["Nimbus-large alone", "early-exit-4 drafts, Nimbus-large checks"]
+
+
 def test_race_points_to_the_measured_best_gamma():
     """The drafter table's best γ is suggested when the race runs at another γ, and only then."""
     best = {r.drafter: r.best_gamma for r in drafter_table()}[default_drafter()]
@@ -525,6 +534,22 @@ def test_a_tokens_origin_is_told_without_colour():
     key = origin_legend(with_target=True)
     assert ">Nimbus-large alone (from p)</span>" in key and key.count("3px double") == 2
     assert "Nimbus-large alone" not in origin_legend()
+
+
+@pytest.mark.parametrize("name", ["playground", "race"])
+def test_a_prompt_over_the_limit_is_cut_with_a_message(name):
+    at = page(name)
+    assert not at.warning
+    at.text_area(key="prompt").input("Where is my invoice? " * 30).run()  # 630 characters
+    no_exception(at)
+    kept = at.session_state["prompt"]
+    assert len(kept) <= MAX_PROMPT_CHARS and kept.endswith("invoice?") and at.text_area[0].value == kept
+    assert [w.value for w in at.warning] == [
+        f"The prompt had 630 characters, more than the {MAX_PROMPT_CHARS} this page takes, so it keeps "
+        f"the first {len(kept)}."]
+    assert at.query_params["prompt"] == kept
+    at.text_area(key="prompt").input("Where is my invoice?").run()  # the message goes with the cut
+    assert not at.warning and at.session_state["prompt"] == "Where is my invoice?"
 
 
 def test_html_in_a_prompt_is_shown_escaped():

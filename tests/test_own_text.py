@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from specdec_core.inputs import read_prompts, read_text
+from specdec_core.inputs import clip_prompt, read_prompts, read_text
 from specdec_core.quality import score_text, text_overlap
 
 TEXT = ("Your export failed because your workspace ran out of storage. Delete old exports or "
@@ -78,3 +78,17 @@ def test_bad_files_say_why(tmp_path, content, message):
         read_text(path)
     with pytest.raises(ValueError, match=re.escape(message)):
         read_prompts(path)
+
+
+@pytest.mark.parametrize("text, limit, kept", [
+    ("short enough", 12, "short enough"),
+    ("one two three four five", 20, "one two three four"),  # cut after the last whole word
+    ("one two three four five", 19, "one two three four"),  # the cut falls on a space
+    ("abcdefghij klmnopqrstuvwxyz", 20, "abcdefghij klmnopqrs"),  # no word ends late enough
+    ("x" * 50, 40, "x" * 40),
+    ("héllo wörld ünïcode", 14, "héllo wörld"),
+    ("   \n\t  more", 5, ""),  # only blanks fit: nothing is left to continue
+])
+def test_a_long_prompt_is_cut_to_fit(text, limit, kept):
+    assert clip_prompt(text, limit) == kept
+    assert len(clip_prompt(text, limit)) <= limit

@@ -45,7 +45,7 @@ def controls() -> None:
               help="Keeps only the most likely tokens that together hold this much probability, "
                    "for both models alike. The guarantee is then about Nimbus-large with the same "
                    "temperature and top-p.")
-    st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
+    settings.prompt_box()
 
 
 def cost_of(drafter: str) -> float:

@@ -11,6 +11,7 @@ import time
 import streamlit as st
 
 from lessons.thread import token_pieces
+from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
 from specdec_core.quality import drafter_table
 
@@ -18,7 +19,12 @@ from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend
 from .models import get_pair
 
-SIDES = {"target": "Nimbus-large alone", "speculative": "Nimbus-mini drafts, Nimbus-large checks"}
+
+
+def side_name(method: str) -> str:
+    if method == "target":
+        return "Nimbus-large alone"
+    return f"{drafter_label(st.session_state.drafter)} drafts, Nimbus-large checks"
 
 
 class Lane:
@@ -51,7 +57,7 @@ class Lane:
     def draw(self) -> None:
         pieces = token_pieces(self.pair.tokenizer, self.ids)
         with self.slot.container():
-            st.markdown(f"**{SIDES[self.method]}**  \n{len(self.ids)} tokens · {self.passes} target "
+            st.markdown(f"**{side_name(self.method)}**  \n{len(self.ids)} tokens · {self.passes} target "
                         f"passes · {self.rate:.1f} tokens/s")
             html_block(colored_text(list(zip(pieces, self.origins))))
 
@@ -74,7 +80,7 @@ def _suggest_best_gamma() -> None:
 def render() -> None:
     settings.show_problems(settings.load_race())
     pair = get_pair(st.session_state.drafter)
-    st.text_area("Prompt", key="prompt", max_chars=settings.MAX_PROMPT_CHARS, height=80)
+    settings.prompt_box()
     # five sliders in a row leave too little room for a label in instructor mode's large type
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"))

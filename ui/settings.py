@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specdec_core.catalog import default_drafter, drafter_names
+from specdec_core.inputs import clip_prompt
 
 from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, load, save,
                         show_problems, text_param)
@@ -84,3 +85,22 @@ def sidebar(drafter: bool = True) -> None:
                         help="Same seed, same draws: share the link to show the same round")
         st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")
+
+
+def _fit_prompt() -> None:
+    s = st.session_state
+    if len(s.prompt) > MAX_PROMPT_CHARS:
+        s.prompt_was = len(s.prompt)
+        s.prompt = clip_prompt(s.prompt, MAX_PROMPT_CHARS)
+
+
+def prompt_box() -> None:
+    """The prompt of the playground and the race. A longer paste is cut to the limit, with a
+    message: a text area's own max_chars would drop such a paste in the browser without a word."""
+    st.text_area("Prompt", key="prompt", height=80, on_change=_fit_prompt,
+                 help=f"At most {MAX_PROMPT_CHARS} characters: a longer text is cut to fit.")
+    was = st.session_state.pop("prompt_was", None)
+    if was:
+        st.warning(f"The prompt had {was:,} characters, more than the {MAX_PROMPT_CHARS} this page "
+                   f"takes, so it keeps the first {len(st.session_state.prompt)}.",
+                   icon=":material/content_cut:")

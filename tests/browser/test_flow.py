@@ -102,6 +102,27 @@ def test_playground_slider_goes_into_the_link(page: Page):
     no_exception(page)
 
 
+def test_a_paste_over_the_limit_is_cut_with_a_message(page: Page):
+    """A text area's own max_chars drops such a paste in the browser without a word."""
+    page.goto("/playground")
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    box = page.get_by_role("textbox", name="Prompt")
+    box.click()
+    page.keyboard.press("Control+A")
+    pasted = "My export keeps failing at night. " * 15  # 510 characters
+    page.keyboard.insert_text(pasted)  # as a paste does
+    expect(box).to_have_value(re.compile(r"^My export .{300,}"))
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text("The prompt had 510 characters")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    kept = box.input_value()
+    assert 320 <= len(kept) <= 400 and pasted.startswith(kept) and pasted[len(kept)] == " "  # a whole word
+    expect(page).to_have_url(re.compile(r"[?&]prompt=My"), timeout=RUN_MS)
+    expect(page.get_by_text("Target passes").first).to_be_visible()
+    no_exception(page)
+
+
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     page.goto("/race?tokens=8&temperature=0")
     start = button(page, "Start the race")
@@ -112,7 +133,7 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     expect(same.get_by_test_id("stMetricValue")).to_have_text("yes", timeout=RUN_MS)
     settled(page)
     main = page.get_by_test_id("stMain")
-    for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):
+    for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):  # the default drafter
         expect(main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target passes"))).to_be_visible()
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
