@@ -15,7 +15,7 @@ from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
 from specdec_core.quality import drafter_table
 
-from . import settings
+from . import focus, settings
 from .display import colored_text, html_block, metric_row, origin_legend
 from .models import get_pair
 
@@ -64,6 +64,7 @@ class Lane:
 
 def _use_gamma(gamma: int) -> None:
     st.session_state.gamma = gamma
+    focus.after_click("Start the race")  # the button pressed goes away with the advice
 
 
 def _suggest_best_gamma() -> None:
@@ -94,6 +95,7 @@ def render() -> None:
     c5.slider("Tokens", key="tokens", **settings.limits("tokens"))
     settings.save_race()
     _suggest_best_gamma()
+    focus.restore()
     if not st.session_state.prompt.strip():
         st.info("Type a prompt to race on.")
         return

@@ -12,7 +12,7 @@ from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDU
                            prob_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER
 
-from . import settings
+from . import focus, settings
 from .display import chip, html_block, metric_row, show_chart
 from .models import get_pair, get_scenario
 
@@ -20,6 +20,8 @@ LAST = len(STEPS)
 
 
 def _go(delta: int) -> None:
+    # on the first or last step the button pressed is disabled: then the other one
+    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")))
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
@@ -96,6 +98,7 @@ def _predict_first(sc: Scenario) -> int:
             st.session_state.revealed = shown + 1
             verdict = "keep" if c.accepted else "reject"
             st.session_state.last_guess = (guess == verdict, c)
+            focus.after_click("keep", "Next")  # the next guess, or on once all are flipped
             st.rerun()
     return st.session_state.revealed
 
@@ -167,4 +170,5 @@ def render() -> None:
     else:
         st.success(current.takeaway(sc), icon=":material/lightbulb:")
     _nav()
+    focus.restore()
     settings.save_walkthrough()

@@ -70,6 +70,37 @@ def test_five_steps_with_keyboard(page: Page):
         at_step(page, k)
 
 
+def test_keyboard_focus_stays_on_the_buttons(page: Page):
+    """A click that disables or replaces the button pressed would drop the focus to the page."""
+    page.goto("/?step=4")
+    at_step(page, 4, FIRST_LOAD_MS)
+    button(page, "Next").focus()
+    page.keyboard.press("Enter")
+    at_step(page, LAST_STEP)
+    expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)  # Next is disabled here
+    page.keyboard.press("Enter")
+    at_step(page, LAST_STEP - 1)
+    expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)
+    page.goto("/?step=3&predict=1&seed=2")  # predict first: four flips, the last one rejected
+    at_step(page, 3)
+    keep = page.get_by_role("radio", name="keep", exact=True)  # an option of the guess
+    flip_coin = page.get_by_role("button", name=re.compile("Flip the coin"))
+    question = page.get_by_text(re.compile(r"^Guess first: will"))
+    for flip in range(4):
+        asked = question.inner_text()
+        keep.click()
+        expect(flip_coin).to_be_enabled(timeout=RUN_MS)
+        flip_coin.focus()
+        page.keyboard.press("Enter")
+        if flip < 3:  # on to the next guess
+            expect(question).not_to_have_text(asked, timeout=RUN_MS)
+            expect(keep).to_be_focused(timeout=RUN_MS)
+        else:  # every coin flipped: on to the next step
+            expect(question).to_have_count(0, timeout=RUN_MS)
+            expect(button(page, "Next")).to_be_focused(timeout=RUN_MS)
+    no_exception(page)
+
+
 def test_scenario_link_reproduces_the_screen(new_context):
     seen = []
     for _ in range(2):
@@ -138,6 +169,19 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
     expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
+    no_exception(page)
+
+
+def test_taking_the_race_advice_keeps_the_keyboard_focus(page: Page):
+    page.goto("/race?gamma=8")
+    advice = page.get_by_role("button", name=re.compile(r"^Race at γ = \d$"))
+    expect(advice).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    advice.focus()
+    page.keyboard.press("Enter")
+    expect(advice).to_have_count(0, timeout=RUN_MS)  # the advice is taken, its button gone
+    expect(button(page, "Start the race")).to_be_focused(timeout=RUN_MS)
+    expect(page).not_to_have_url(re.compile(r"gamma=8"))
     no_exception(page)
 
 

@@ -1,0 +1,55 @@
+"""Keyboard focus across a rerun. A rerun can redraw the button that was just pressed: it is
+disabled (Next on the last step), replaced (a coin once flipped) or drawn anew at another place
+in the page, and the focus drops to the page. A keyboard user would then have to tab through
+the sidebar and every chart to get back. After such a click the focus goes to the first of a
+few controls that is there and enabled, and only if nothing else holds it."""
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+_TARGETS = "focus_after_click"
+_COUNT = "focus_clicks"
+# runs in the page itself, and watches it for three seconds: the rerun's elements settle
+# over that time (charts are drawn after the buttons around them)
+_SCRIPT = """<script>
+(() => {{
+  const labels = {labels};
+  window.focusAfterClick = {nonce};  // a later click's script takes over from this one
+  let ticks = 0;
+  const timer = setInterval(() => {{
+    if (window.focusAfterClick !== {nonce}) return clearInterval(timer);
+    const main = document.querySelector('[data-testid="stMain"]');
+    const held = document.activeElement;
+    // dropped: to the page itself, or to one of the app's containers around the main area
+    const dropped = main && (!held || held === document.body || held.contains(main));
+    const buttons = dropped ? [...main.querySelectorAll("button")] : [];
+    // a button's label is its markdown; an icon may come before it and a shortcut's key after
+    const text = b => b.querySelector('[data-testid="stMarkdownContainer"]') || b;
+    const label = b => text(b).innerText.trim().split("\\n")[0].trim();
+    // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
+    const usable = b => !b.disabled && b.getClientRects().length > 0;
+    const found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
+    if (found) found.focus();
+    if (found || ++ticks > 30) clearInterval(timer);
+  }}, 100);
+}})();
+</script>"""
+
+
+def after_click(*labels: str) -> None:
+    """Call from a click's callback: after the rerun, should the focus have dropped, it goes
+    to the first enabled button in the page's main area whose text is one of `labels`."""
+    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
+    st.session_state[_TARGETS] = labels
+
+
+def restore() -> None:
+    """Call once, at the end of the page: carries out the last after_click."""
+    labels = st.session_state.pop(_TARGETS, None)
+    if not labels:
+        return
+    # the count makes each script new to the page, which is what makes it run again
+    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)))
+    st.html(script, unsafe_allow_javascript=True)
