@@ -546,7 +546,7 @@ def test_a_prompt_over_the_limit_is_cut_with_a_message(name):
     assert len(kept) <= MAX_PROMPT_CHARS and kept.endswith("invoice?") and at.text_area[0].value == kept
     assert [w.value for w in at.warning] == [
         f"The prompt had 630 characters, more than the {MAX_PROMPT_CHARS} this page takes, so it keeps "
-        f"the first {len(kept)}."]
+        f"the first {len(kept)} characters."]
     assert at.query_params["prompt"] == kept
     at.text_area(key="prompt").input("Where is my invoice?").run()  # the message goes with the cut
     assert not at.warning and at.session_state["prompt"] == "Where is my invoice?"

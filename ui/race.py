@@ -20,7 +20,6 @@ from .display import colored_text, html_block, metric_row, origin_legend
 from .models import get_pair
 
 
-
 def side_name(method: str) -> str:
     if method == "target":
         return "Nimbus-large alone"

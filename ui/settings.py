@@ -102,5 +102,5 @@ def prompt_box() -> None:
     was = st.session_state.pop("prompt_was", None)
     if was:
         st.warning(f"The prompt had {was:,} characters, more than the {MAX_PROMPT_CHARS} this page "
-                   f"takes, so it keeps the first {len(st.session_state.prompt)}.",
+                   f"takes, so it keeps the first {len(st.session_state.prompt)} characters.",
                    icon=":material/content_cut:")
