@@ -116,6 +116,23 @@ def test_shared_settings_survive_a_page_switch():
     assert at.query_params["seed"] == "77" and at.query_params["drafter"] == drafter
 
 
+def test_playground_settings_survive_a_visit_to_other_pages():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("views/playground.py")
+    mine = {"gamma": "2", "noise": "0.5", "temperature": "0.5", "prompt": "Dear customer,"}
+    for key, value in mine.items():
+        at.query_params[key] = value
+    at.run()
+    no_exception(at)
+    for name in ("so_what", "thread", "walkthrough", "playground"):  # no page between draws them
+        at.query_params.clear()  # as a click in the navigation menu does
+        at.switch_page(f"views/{name}.py").run()
+        no_exception(at)
+    assert at.slider(key="gamma").value == 2 and at.slider(key="noise").value == 0.5
+    assert at.text_area(key="prompt").value == "Dear customer,"
+    assert {k: at.query_params[k] for k in mine} == mine  # and the link says so again
+
+
 # --- walkthrough ---------------------------------------------------------------------------
 
 def test_next_and_back_walk_the_five_steps():

@@ -16,6 +16,7 @@ ICON = str(Path(__file__).resolve().parent.parent / "assets" / "favicon.png")
 
 def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False) -> None:
     """`typing`: the page has a box to type in, where Esc must not leave instructor mode."""
+    settings.keep_all()
     problems = settings.load_shared()
     st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=ICON,
                        layout="wide")

@@ -6,8 +6,8 @@ import streamlit as st
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 
-from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, load, save,
-                        show_problems, text_param)
+from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, keep, load,
+                        save, show_problems, text_param)
 
 MAX_PROMPT_CHARS = 400
 # a round that shows every part of the rule with Nimbus-mini: two drafts kept (one because
@@ -38,6 +38,11 @@ def limits(name: str) -> dict:
     """min_value, max_value and step for the widget of the number `name`: exactly the values
     its link accepts."""
     return next(p.limits for p in SHARED + WALKTHROUGH + PLAYGROUND + RACE if p.name == name)
+
+
+def keep_all() -> None:
+    """Every page keeps every page's settings: the playground's γ survives a visit to So what."""
+    keep(SHARED + WALKTHROUGH + PLAYGROUND + RACE)
 
 
 def load_walkthrough() -> list[str]:

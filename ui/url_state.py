@@ -93,15 +93,21 @@ def _default_text(value: Any) -> str:
     return f"“{_shown(value)}”" if isinstance(value, str) else _shown(value)
 
 
+def keep(params: list[Param]) -> None:
+    """Claim the values these parameters already have for session state. A widget's value is
+    dropped after a run that does not draw it (the same widget on another page is another
+    widget), so without this a visit to another page would reset the controls of this one."""
+    for p in params:
+        if p.name in st.session_state:
+            st.session_state[p.name] = st.session_state[p.name]
+
+
 def load(params: list[Param]) -> list[str]:
     """Fill session state from the URL for parameters this session has not seen yet; return
     messages about the values that were ignored."""
     problems = []
     for p in params:
         if p.name in st.session_state:
-            # the same widget on another page is another widget, and a widget's value is dropped
-            # on a page switch: claiming the value for session state keeps it across pages
-            st.session_state[p.name] = st.session_state[p.name]
             continue
         raw = st.query_params.get(p.name)
         value = p.default
