@@ -499,19 +499,28 @@ def test_race_lanes_name_the_chosen_drafter():
 
 
 def test_race_points_to_the_measured_best_gamma():
-    """The drafter table's best γ is suggested when the race runs at another γ, and only then."""
-    best = {r.drafter: r.best_gamma for r in drafter_table()}[default_drafter()]
+    """The drafter table's best γ is suggested when the race runs at another γ without the
+    early stop, and only then; a drafter that never pays off is called slower."""
+    table = {r.drafter: r for r in drafter_table()}
+    best = table[default_drafter()].best_gamma
     other = 8 if best != 8 else 1
     hint = f"pays off most at γ = {best}"
     at = page("race", gamma=str(other))
     no_exception(at)
     assert any(hint in c.value for c in at.caption)
-    button(at, f"Race at γ = {best}").click().run()  # one click takes the advice
+    button(at, f"Use γ = {best}").click().run()  # one click takes the advice
     no_exception(at)
     assert at.session_state["gamma"] == best and at.query_params["gamma"] == str(best)
     assert not any(hint in c.value for c in at.caption)
     at = page("race", gamma=str(best))
-    assert not any(hint in c.value for c in at.caption) and not has_button(at, f"Race at γ = {best}")
+    assert not any(hint in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
+    at = page("race", gamma=str(other), stop="0.5")  # the early stop changes what pays
+    assert not any("γ =" in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
+    poor = table["early-exit-4"]
+    assert poor.expected_speedup < 1
+    at = page("race", drafter="early-exit-4", gamma=str(8 if poor.best_gamma != 8 else 1))
+    assert any(f"early-exit-4 is slower than Nimbus-large alone at every γ; it loses least at "
+               f"γ = {poor.best_gamma}" in c.value for c in at.caption)
 
 
 HOSTILE = "<b>bold</b><script>alert(1)</script>"
@@ -521,6 +530,9 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     body = colored_text([("Hi", "accepted"), ("\n\n", "correction"), ("there", "bonus")])
     assert body.count("<br>") == 2 and "↵↵" in body
     assert body.index("↵↵") < body.index("<br>") < body.index("there")  # the chip, then the break
+    indented = colored_text([("\n    ", "accepted"), ("return", "accepted")])
+    assert "↵␣␣␣␣</span>" in indented and indented.count("<br>") == 1  # no bar of bare spaces
+    assert "x = 1" in colored_text([("x = 1", "accepted")])  # spaces inside a line stay spaces
 
 
 def test_the_colour_key_reads_as_words():

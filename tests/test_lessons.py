@@ -347,9 +347,16 @@ def test_speedup_and_position_charts():
     best_here = 1 + int(np.argmax(here))
     assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
     assert f"on this machine peaks at γ = {best_here}" in chart.alt
+    # a drafter that never pays off is not said to peak
+    slow = playground_figures.speedup_chart(0.1, 0.5, 4, verify=verify)
+    assert max(r["speed-up on this machine"] for r in slow.rows) < 1
+    assert "peaks" not in slow.alt
+    assert "slower on this machine than Nimbus-large alone at every γ" in slow.alt
+    assert "loses least at γ = 1 (" in slow.alt
 
     chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
+    assert list(chart.figure.data[0].text) == ["4×", "2×", "1×", "0×"]
     assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks).")

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import html
+import re
 
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, legible, lifted_title
-from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label
+from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label, visible
 
 
 def show_chart(chart: Chart, key: str) -> None:
@@ -57,11 +58,17 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     breaks the line after the chip, so a token that is only a newline is still seen. A token
     with no text of its own (part of a character another token completes, or the end of the
     text) gets no chip: it would show as an empty box."""
-    return "".join(chip(text.replace("\n", "↵"), ORIGIN_COLORS.get(origin),
+    return "".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
                         title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
                         line=ORIGIN_LINES.get(origin, "solid"),
                         spoken=origin if origin in ("correction", "bonus") else "")
                    + "<br>" * text.count("\n") for text, origin in pieces if text)
+
+
+def _line_ends_shown(text: str) -> str:
+    """A newline as ↵, and the indentation after it as ␣: raw spaces there would wrap onto a
+    line of their own and show as an empty bar."""
+    return re.sub(r"\n[ \t]*", lambda m: visible(m.group()), text)
 
 
 def html_block(body: str) -> None:

@@ -67,14 +67,22 @@ def _use_gamma(gamma: int) -> None:
 
 
 def _suggest_best_gamma() -> None:
-    """Point to the γ the drafter table measured as best here, one click away."""
-    best = {r.drafter: r.best_gamma for r in drafter_table()}.get(st.session_state.drafter)
-    if not best or best == st.session_state.gamma:
+    """Point to the γ the drafter table measured as best here, one click away. Only without
+    the early stop, which the table's γ does not account for."""
+    s = st.session_state
+    row = next((r for r in drafter_table() if r.drafter == s.drafter), None)
+    if row is None or row.best_gamma == s.gamma or s.stop > 0:
         return
+    best = row.best_gamma
+    if row.expected_speedup >= 1:
+        advice = (f"Measured on this machine, {drafter_label(s.drafter)} pays off most at γ = {best}: "
+                  "the pass that checks the drafts costs more as γ grows.")
+    else:
+        advice = (f"Measured on this machine, {drafter_label(s.drafter)} is slower than Nimbus-large "
+                  f"alone at every γ; it loses least at γ = {best} ({row.expected_speedup:.2f}x).")
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.caption(f"Measured on this machine, {st.session_state.drafter} pays off most at γ = {best}: "
-                   "the pass that checks the drafts costs more as γ grows.")
-        st.button(f"Race at γ = {best}", on_click=_use_gamma, args=(best,))
+        st.caption(advice)
+        st.button(f"Use γ = {best}", on_click=_use_gamma, args=(best,))
 
 
 def render() -> None:

@@ -174,7 +174,7 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
 
 def test_taking_the_race_advice_keeps_the_keyboard_focus(page: Page):
     page.goto("/race?gamma=8")
-    advice = page.get_by_role("button", name=re.compile(r"^Race at γ = \d$"))
+    advice = page.get_by_role("button", name=re.compile(r"^Use γ = \d$"))
     expect(advice).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
     advice.focus()
