@@ -13,12 +13,14 @@ class RoundSummary:
     alpha: float  # kept / checked drafts: each check is a coin with P(keep) = beta
     by_position: tuple[float, ...]  # P(kept | checked) for draft positions 1..gamma
     checked: tuple[int, ...]  # how many times each position was checked
-    tokens_per_round: float  # measured
+    tokens_per_round: float  # measured: the tokens written over the rounds that wrote them
     expected_tokens_per_round: float  # closed form at the measured alpha
     rounds: int
 
 
-def summarize(rounds: list[RoundRecord], gamma: int) -> RoundSummary:
+def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None) -> RoundSummary:
+    """`written`: the tokens the generation kept, when its token limit cut the last round short
+    (that round's other tokens were drawn but never shown)."""
     if not rounds:
         raise ValueError("no rounds to summarise")
     kept = np.zeros(gamma)
@@ -29,6 +31,7 @@ def summarize(rounds: list[RoundRecord], gamma: int) -> RoundSummary:
             kept[c.position] += c.accepted
     alpha = float(kept.sum() / checked.sum())
     rates = tuple(float(k / n) if n else float("nan") for k, n in zip(kept, checked))
-    lengths = [len(r.tokens) for r in rounds]
-    return RoundSummary(alpha, rates, tuple(int(n) for n in checked), float(np.mean(lengths)),
+    if written is None:
+        written = sum(len(r.tokens) for r in rounds)
+    return RoundSummary(alpha, rates, tuple(int(n) for n in checked), written / len(rounds),
                         expected_tokens_per_round(alpha, gamma), len(rounds))

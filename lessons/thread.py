@@ -25,6 +25,7 @@ class Reply:
     new_tokens: int
     kept: int  # drafts the target accepted
     checked: int  # drafts the target flipped a coin for (drafts after a rejection never are)
+    complete: bool  # ended with the end-of-text token, not cut at REPLY_TOKENS
 
     @property
     def alpha(self) -> float:
@@ -59,5 +60,6 @@ def write_reply(pair, question: str, seed: int, gamma: int = 4) -> Reply:
                       REPLY_TEMPERATURE, seed=seed)
     pieces = token_pieces(pair.tokenizer, result.token_ids)
     kept = result.origins.count("accepted")
+    complete = bool(result.token_ids) and result.token_ids[-1] == pair.tokenizer.eos_token_id
     return Reply(question, tuple(zip(pieces, result.origins)), result.stats.target_passes,
-                 result.stats.new_tokens, kept, kept + result.origins.count("correction"))
+                 result.stats.new_tokens, kept, kept + result.origins.count("correction"), complete)

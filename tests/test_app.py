@@ -24,6 +24,7 @@ if str(ROOT) not in sys.path:
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import lessons.scenario  # noqa: E402
+import lessons.thread  # noqa: E402
 import ui.models  # noqa: E402
 import ui.race  # noqa: E402
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
@@ -413,6 +414,16 @@ def test_code_page_shows_the_running_round_function():
     assert "u = " in shown[at_check + 1] and "# ◀ #1 " in shown[at_check + 1]  # the first coin flip
 
 
+def test_thread_says_when_a_reply_is_cut(monkeypatch):
+    monkeypatch.setattr(lessons.thread, "REPLY_TOKENS", 6)  # far below any reply's own end
+    at = page("thread", seed="424242")  # a seed no other test caches a full reply for
+    no_exception(at)
+    assert at.metric[1].value == "6"  # Nimbus-large alone: one pass per token
+    (reply,) = [m.value for m in at.chat_message[1].markdown]
+    assert reply.endswith(" …</div>")
+    assert "replies cut at 6 tokens (…)" in at.caption[-1].value
+
+
 def test_thread_page_shows_target_pass_metrics():
     at = page("thread")
     no_exception(at)
@@ -448,6 +459,11 @@ def test_playground_reacts_to_gamma():
     no_exception(at)
     assert at.session_state["gamma"] == 6 and at.query_params["gamma"] == "6"
     assert positions_rows(at) == 6  # acceptance by draft position, one bar per drafted token
+    # per round, the tokens shown: the 48-token limit may cut the last round short
+    metrics = {m.label: m.value for m in at.metric}
+    passes = int(metrics["Target passes for 48 tokens"])
+    assert metrics["Tokens per round"] == f"{48 / passes:.2f}"
+    assert any(c.value.startswith(f"{passes} rounds to write 48 tokens") for c in at.caption)
 
 
 def test_playground_draft_quality_slider_changes_the_drafter():

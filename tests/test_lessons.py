@@ -524,6 +524,8 @@ def test_summarize_per_position_rates():
     assert s.tokens_per_round == pytest.approx((2 + 4 + 1 + 3) / 4)
     assert s.expected_tokens_per_round == pytest.approx(expected_tokens_per_round(6 / 9, 3))
     assert s.rounds == 4
+    # a token limit that cut the last round short: only the tokens written count
+    assert summarize(rounds, 3, written=8).tokens_per_round == pytest.approx(8 / 4)
 
 
 def test_summarize_unchecked_position_is_nan_and_empty_is_an_error():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lessons.thread import token_pieces, write_reply
+from lessons.thread import REPLY_TOKENS, token_pieces, write_reply
 
 
 @pytest.mark.parametrize("text", ["Hello 😀 world", "ünïcödé 漢字 ok", "plain text", "<b>&amp;</b>"])
@@ -25,3 +25,6 @@ def test_reply_counts_every_check_once(pair):
     assert reply.new_tokens == len(origins)
     assert reply.new_tokens <= reply.kept + reply.target_passes <= reply.new_tokens + 1
     assert 0.0 < reply.alpha == reply.kept / reply.checked < 1.0
+    # short of the limit only at the end-of-text token (which shows as no text)
+    assert reply.complete == (reply.new_tokens < REPLY_TOKENS)
+    assert not reply.complete or reply.pieces[-1][0] == ""

@@ -66,11 +66,12 @@ def render() -> None:
         return
     s = st.session_state
     result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
-    summary = summarize(result.rounds, s.gamma)
+    summary = summarize(result.rounds, s.gamma, result.stats.new_tokens)
     metric_row(
         {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": "Kept drafts / checked drafts"},
         {"label": "Tokens per round", "value": f"{summary.tokens_per_round:.2f}",
-         "help": "Measured: kept drafts plus the one correction or bonus token, per round"},
+         "help": "Measured: the tokens written over the rounds that wrote them (each round "
+                 "keeps some drafts and adds one correction or bonus token)"},
         {"label": "Closed form per round", "value": f"{summary.expected_tokens_per_round:.2f}",
          "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft were "
                  "kept with the same chance α, independently"},
