@@ -399,6 +399,15 @@ def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
 
 # --- the other pages -----------------------------------------------------------------------
 
+@pytest.mark.parametrize("present", [False, True])
+def test_code_keeps_its_indentation_except_on_a_projector(present):
+    at = page("code", present=str(int(present)))
+    no_exception(at)
+    assert len(at.code) > 1 and all(c.proto.wrap_lines == present for c in at.code)
+    hint = "change the seed in the sidebar (leave instructor mode first) and"
+    assert any(hint in m.value for m in at.markdown) == present  # the sidebar is hidden there
+
+
 def test_code_page_shows_the_running_round_function():
     at = page("code")
     no_exception(at)

@@ -77,6 +77,12 @@ def save_shared() -> None:
     save(SHARED)
 
 
+def in_the_sidebar() -> str:
+    """Where a reader changes a shared setting, said so that it holds in instructor mode too,
+    which hides the sidebar."""
+    return "in the sidebar" + (" (leave instructor mode first)" if st.session_state.get("present") else "")
+
+
 def sidebar(drafter: bool = True) -> None:
     """Controls every page shares (values already loaded from the URL). `drafter=False` leaves
     the draft model out, for a page that offers it as a slider of its own."""

@@ -6,7 +6,9 @@ _PRESENT_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
-[data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
+[data-testid="stMarkdownContainer"] .tokens, [data-testid="stText"] { font-size: 1.3rem; }
+/* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small */
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSidebar"], [data-testid="stExpandSidebarButton"],
 [data-testid="stSidebarCollapsedControl"] { display: none; }

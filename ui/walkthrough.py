@@ -56,7 +56,7 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
     if sc.drafter != DEFAULT_DRAFTER:
         st.caption(f"The draft model here is **{sc.drafter}**, standing in for Nimbus-mini "
-                   "(change it in the sidebar).")
+                   f"(change it {settings.in_the_sidebar()}).")
 
 
 def _nav() -> None:

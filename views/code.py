@@ -5,6 +5,7 @@ import streamlit as st
 from lessons import code_lesson
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from ui import frame
+from ui.settings import in_the_sidebar
 from ui.models import get_pair, get_scenario
 
 frame.begin("The code", "The function below is read from the module that runs the walkthrough, "
@@ -14,9 +15,12 @@ sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMM
 st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
             f"`specdec_core/sampling.py`. The comments marked ◀ "
             f"are this round's values (drafter **{sc.drafter}**, seed **{sc.seed}**): change the seed "
-            "in the sidebar and they follow. Unlike many write-ups, the function keeps the **bonus "
+            f"{in_the_sidebar()} and they follow. Unlike many write-ups, the function keeps the **bonus "
             "token**: when every draft survives, the target's extra distribution is used, not wasted.")
-st.code(code_lesson.annotated_source(sc), language="python", wrap_lines=True)
+# wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
+# cannot scroll sideways, gets them; elsewhere a long line scrolls and the indentation holds
+wrap = bool(st.session_state.present)
+st.code(code_lesson.annotated_source(sc), language="python", wrap_lines=wrap)
 with st.expander("The helpers it calls"):
     for fn in code_lesson.SHOWN[1:]:
-        st.code(inspect.getsource(fn), language="python")
+        st.code(inspect.getsource(fn), language="python", wrap_lines=wrap)
