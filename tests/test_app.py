@@ -404,7 +404,7 @@ def test_code_keeps_its_indentation_except_on_a_projector(present):
     at = page("code", present=str(int(present)))
     no_exception(at)
     assert len(at.code) > 1 and all(c.proto.wrap_lines == present for c in at.code)
-    hint = "change the seed in the sidebar (leave instructor mode first) and"
+    hint = "they follow the seed you set in the sidebar, after leaving instructor mode."
     assert any(hint in m.value for m in at.markdown) == present  # the sidebar is hidden there
 
 
@@ -558,6 +558,8 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     indented = colored_text([("\n    ", "accepted"), ("return", "accepted")])
     assert "↵␣␣␣␣</span>" in indented and indented.count("<br>") == 1  # no bar of bare spaces
     assert "x = 1" in colored_text([("x = 1", "accepted")])  # spaces inside a line stay spaces
+    # lines break between tokens, not inside one
+    assert body.count("<wbr>") == 2 and body.count("white-space:pre") == 3
 
 
 def test_the_colour_key_reads_as_words():

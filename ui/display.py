@@ -57,12 +57,13 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     corrections and bonus tokens named. A newline inside a token shows as ↵ in its chip and
     breaks the line after the chip, so a token that is only a newline is still seen. A token
     with no text of its own (part of a character another token completes, or the end of the
-    text) gets no chip: it would show as an empty box."""
-    return "".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
-                        title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
-                        line=ORIGIN_LINES.get(origin, "solid"),
-                        spoken=origin if origin in ("correction", "bonus") else "")
-                   + "<br>" * text.count("\n") for text, origin in pieces if text)
+    text) gets no chip: it would show as an empty box. Lines break between tokens, never inside
+    one: a token's leading space wrapped alone onto a line would show as an empty sliver."""
+    return "<wbr>".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
+                             title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
+                             line=ORIGIN_LINES.get(origin, "solid"), style="white-space:pre",
+                             spoken=origin if origin in ("correction", "bonus") else "")
+                        + "<br>" * text.count("\n") for text, origin in pieces if text)
 
 
 def _line_ends_shown(text: str) -> str:

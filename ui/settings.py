@@ -80,7 +80,7 @@ def save_shared() -> None:
 def in_the_sidebar() -> str:
     """Where a reader changes a shared setting, said so that it holds in instructor mode too,
     which hides the sidebar."""
-    return "in the sidebar" + (" (leave instructor mode first)" if st.session_state.get("present") else "")
+    return "in the sidebar" + (", after leaving instructor mode" if st.session_state.get("present") else "")
 
 
 def sidebar(drafter: bool = True) -> None:

@@ -13,10 +13,10 @@ frame.begin("The code", "The function below is read from the module that runs th
 get_pair(st.session_state.drafter)
 sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(st.session_state.seed))
 st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
-            f"`specdec_core/sampling.py`. The comments marked ◀ "
-            f"are this round's values (drafter **{sc.drafter}**, seed **{sc.seed}**): change the seed "
-            f"{in_the_sidebar()} and they follow. Unlike many write-ups, the function keeps the **bonus "
-            "token**: when every draft survives, the target's extra distribution is used, not wasted.")
+            f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
+            f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}. "
+            "Unlike many write-ups, the function keeps the **bonus token**: when every draft survives, "
+            "the target's extra distribution is used, not wasted.")
 # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
 # cannot scroll sideways, gets them; elsewhere a long line scrolls and the indentation holds
 wrap = bool(st.session_state.present)

@@ -274,3 +274,22 @@ def test_step_5_metrics_fit_a_phone_in_instructor_mode(new_context):
     at_step(page, 5, timeout=FIRST_LOAD_MS)
     expect(page.get_by_test_id("stMetric")).to_have_count(5)
     assert page.evaluate(_CUT_METRICS) == []
+
+
+# tokens drawn over more than one line box: a chip broken inside, such as a leading space left
+# alone at the end of a line
+_SPLIT_CHIPS = """() => [...document.querySelectorAll('[data-testid="stMain"] .tokens span.tok')]
+  .filter(s => s.getClientRects().length > 1).map(s => s.textContent)"""
+
+
+def test_tokens_wrap_between_chips_on_a_phone(new_context):
+    """γ 8 at seed 16 writes code: long runs of tokens with no space between them, and
+    indentation after newlines."""
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/playground?gamma=8")
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    chips = page.locator('[data-testid="stMain"] .tokens span.tok')
+    assert chips.count() > 48  # the 48 tokens and the colour key
+    assert page.evaluate(_SPLIT_CHIPS) == []
+    no_exception(page)
