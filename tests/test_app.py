@@ -453,6 +453,8 @@ def test_so_what_page_runs():
     assert "From benchmarks/early_stop.py" in captions  # the early stop's chart and how it is priced
     speed_rows = [df.value for df in at.dataframe if "early stop" in df.value.columns]
     assert len(speed_rows) == 1 and {"off", "below 0.5"} <= set(speed_rows[0]["early stop"])
+    # the result next to the settings, where a projector's width still shows it
+    assert list(speed_rows[0].columns[:5]) == ["drafter", "temperature", "γ", "early stop", "speed-up"]
 
 
 def positions_rows(at: AppTest) -> int:

@@ -15,10 +15,11 @@ if speed:
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
                               r["gamma"], r["temperature"]))
     st.header("Speed, measured side by side in one run")
+    # the settings, then the results: the speed-up first, where a projector's width still shows it
     st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
-                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
+                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
                    "vs transformers": r["ours_vs_hf"]} for r in speed],
                  hide_index=True, column_config={
                      "target alone": st.column_config.NumberColumn("target alone, tok/s", format="%.1f"),
