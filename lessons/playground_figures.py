@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from specdec_core.sampling import expected_speedup, expected_tokens_per_round
 
-from .chart import Chart, base_layout
+from .chart import Chart, base_layout, gamma_axes
 from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 
 
@@ -30,9 +30,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
-    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"})  # 1x: Nimbus-large alone
-    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig.update_yaxes(title="tokens per pass · speed-up (×)", rangemode="tozero")
+    gamma_axes(fig).update_yaxes(rangemode="tozero")
     fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
     rows = [{"gamma": k, "tokens per pass": round(a, 3), "speed-up": round(b, 3)}
             for k, a, b in zip(g, tokens, speed)]

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from specdec_core.catalog import ASSETS
 
-from .chart import Chart, base_layout
+from .chart import Chart, base_layout, gamma_axes
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
 RESULTS = ASSETS / "benchmarks"
@@ -61,7 +61,7 @@ def sweep_chart(sweep: dict) -> Chart:
         fig.add_scatter(x=g, y=[r["speedup_closed_form_measured_verify"] for r in rows],
                         name="speed-up, closed form with measured verify cost",
                         line={"color": OVERLAP_COLOR, "dash": "dash"})
-    fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
+    gamma_axes(fig)
     fig = base_layout(fig, f"γ sweep on this machine: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)
     best = max(rows, key=lambda r: r["speedup"])

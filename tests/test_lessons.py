@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lessons import code_lesson, figures, montecarlo, playground_figures  # noqa: E402
+from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story  # noqa: E402
 from lessons.chart import enlarged, legible, lifted_title  # noqa: E402
 from lessons.playground import summarize  # noqa: E402
 from lessons.scenario import Scenario  # noqa: E402
@@ -327,6 +327,17 @@ def test_monte_carlo_chart(rejected):
         assert f"{rule}: {montecarlo.grouped_distance(f, p, tokens):.3f}" in chart.alt
     assert "2,000" in chart.alt
     assert_escaped(chart.figure)
+
+
+def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
+    """A speed-up below the dotted 1x line is a slowdown; the y axis says what it counts."""
+    rows = [{"gamma": k, "tokens_per_pass": 1.5, "tokens_per_pass_closed_form": 1.5, "speedup": 0.9,
+             "speedup_closed_form": 1.1} for k in (1, 2)]
+    sweep = speed_story.sweep_chart({"rows": rows, "drafter": "d", "alpha": 0.4, "cost_ratio": 0.1})
+    for chart in (sweep, playground_figures.speedup_chart(0.4, 0.1, 2)):
+        layout = chart.figure.layout
+        assert [(shape.y0, shape.y1) for shape in layout.shapes] == [(1, 1)]
+        assert layout.yaxis.title.text == "tokens per pass · speed-up (×)"
 
 
 def test_speedup_and_position_charts():
