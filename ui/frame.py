@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import settings
+from . import chart_names, settings
 from .style import apply_base_styles, apply_presentation
 
 # a file of our own: a material icon as the page icon is fetched from Google's font servers,
@@ -23,6 +23,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     settings.sidebar(drafter_in_sidebar)
     settings.save_shared()  # the link follows the sidebar on every page
     apply_base_styles()
+    chart_names.install()
     apply_presentation(st.session_state.present, esc=not typing)
     settings.show_problems(problems)
     st.title(title)

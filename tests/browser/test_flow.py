@@ -101,6 +101,18 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     no_exception(page)
 
 
+def test_charts_are_named_images_for_screen_readers(page: Page):
+    page.goto("/?step=2")
+    at_step(page, 2, FIRST_LOAD_MS)
+    chart = page.get_by_role("img", name=re.compile(r"^Nimbus-large checks every guess in one pass"))
+    expect(chart).to_have_count(1, timeout=RUN_MS)
+    expect(chart).to_have_accessible_description(re.compile(r"^One target pass scored"))  # its caption
+    assert "\n" not in chart.aria_snapshot().strip()  # one image: no loose tick labels to walk through
+    button(page, "Next").click()  # a rerun redraws the chart: it is named again
+    at_step(page, 3)
+    expect(page.get_by_role("img", name=re.compile(r"^Keep or reject"))).to_have_count(1, timeout=RUN_MS)
+
+
 def test_scenario_link_reproduces_the_screen(new_context):
     seen = []
     for _ in range(2):
