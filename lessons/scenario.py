@@ -13,7 +13,7 @@ import torch
 from transformers import DynamicCache
 
 from specdec_core.catalog import drafter_label
-from specdec_core.engine import crop, propose, verify
+from specdec_core.engine import crop, encode, propose, verify
 from specdec_core.sampling import RoundRecord, speculative_round
 from specdec_core.timing import timed
 from specdec_core.warping import Sampling
@@ -107,7 +107,7 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
                    pass_costs: tuple[float, float] | None = None) -> Scenario:
     """One round, frozen. `pass_costs`: (verify, single) seconds from `pass_seconds` for this
     prompt and gamma, timed here when not given."""
-    prompt_ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    prompt_ids = encode(pair, prompt)
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
     rng = np.random.default_rng(seed)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from lessons.scenario import Scenario, build_scenario, pass_seconds
 from specdec_core.catalog import ModelFileError
+from specdec_core.engine import encode
 from specdec_core.models import load_target, pair_with, resolve_device
 from specdec_core.warping import Sampling
 
@@ -33,7 +34,7 @@ def get_pair(drafter: str):
 def _pass_costs(drafter: str, prompt: str, gamma: int) -> tuple[float, float]:
     """Step 2's timings, once per server: a new seed drafts other tokens, not longer passes."""
     pair = _pair(drafter)
-    ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    ids = encode(pair, prompt)
     return pass_seconds(pair, ids, ids[-1:] * gamma)
 
 
