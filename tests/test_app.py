@@ -304,15 +304,12 @@ def test_predict_first_hides_the_coin_until_flipped():
                 assert f"u = {c.u:.2f}" not in shown
         if flips == len(checks):
             break
-        assert [s.label for s in at.segmented_control] == ["Your guess"]
-        assert button(at, "Flip the coin").disabled  # a guess comes first
+        assert has_button(at, "Guess keep") and has_button(at, "Guess reject")
         assert not at.success  # no takeaway yet: it would name the verdict
         assert shown.count('title="kept"') + shown.count('title="rejected"') == flips  # the sentence too
         assert shown.count("> (kept)<") + shown.count("> (rejected)<") == flips  # and what is read aloud
-        at.segmented_control[0].set_value("keep").run()
-        no_exception(at)
-        assert not button(at, "Flip the coin").disabled
-        button(at, "Flip the coin").click().run()
+        guess = "keep" if flips % 2 else "reject"  # both kinds of guess, right or wrong
+        button(at, f"Guess {guess}").click().run()
         no_exception(at)
         flips += 1
         assert at.session_state["revealed"] == flips
@@ -321,24 +318,25 @@ def test_predict_first_hides_the_coin_until_flipped():
         sign, verdict = ("<", "kept") if c.accepted else ("≥", "rejected")
         said = f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}"
         assert said in feedback
+        right = (guess == "keep") == c.accepted
+        assert feedback.count("Right:" if right else "Not this time:") == 1, feedback
         infos = list(at.info.values)
-        if c.accepted and flips < len(checks):  # the verdict reads before the next question
+        if right and c.accepted and flips < len(checks):  # the verdict reads before the next question
             first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]
             assert infos[first[0]].startswith("Right") and infos[first[1]].startswith("Guess first")
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
-    assert not has_button(at, "Flip the coin") and not at.segmented_control
+    assert not has_button(at, "Guess keep") and not has_button(at, "Guess reject")
     assert any("locked in" in s or "survived" in s for s in at.success.values)  # the takeaway
 
 
 def test_predict_first_starts_afresh_for_a_new_round():
     at = page("walkthrough", step="3", predict="1", seed="11")
-    at.segmented_control[0].set_value("reject").run()
-    button(at, "Flip the coin").click().run()
+    button(at, "Guess reject").click().run()
     assert at.session_state["revealed"] == 1
     at.sidebar.number_input[0].set_value(12).run()
     no_exception(at)
     assert at.session_state["revealed"] == 0
-    assert button(at, "Flip the coin").disabled
+    assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
 
 
 @pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what", "playground"])

@@ -1,8 +1,11 @@
-"""Keyboard focus across a rerun. A rerun can redraw the button that was just pressed: it is
+"""Keyboard focus and the view across a rerun. A rerun can redraw the button that was just pressed: it is
 disabled (Next on the last step), replaced (a coin once flipped) or drawn anew at another place
 in the page, and the focus drops to the page. A keyboard user would then have to tab through
 the sidebar and every chart to get back. After such a click the focus goes to the first of a
-few controls that is there and enabled, and only if nothing else holds it."""
+few controls that is there and enabled, and only if nothing else holds it. A click that opens
+new content (the next step) can also bring its start into view: the page would otherwise stay
+scrolled down at the buttons, and a class in front of a projector would see only the end of
+the new step."""
 from __future__ import annotations
 
 import json
@@ -10,16 +13,23 @@ import json
 import streamlit as st
 
 _TARGETS = "focus_after_click"
+_SHOW = "show_after_click"
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for three seconds: the rerun's elements settle
 # over that time (charts are drawn after the buttons around them)
 _SCRIPT = """<script>
 (() => {{
   const labels = {labels};
+  const show = {show};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
-  let ticks = 0;
+  let ticks = 0, shown = !show;
   const timer = setInterval(() => {{
     if (window.focusAfterClick !== {nonce}) return clearInterval(timer);
+    const start = !shown && document.querySelector(show);
+    if (start) {{  // once, and only when scrolled past it: a page showing it keeps its title in view
+      if (start.getBoundingClientRect().top < 0) start.scrollIntoView({{block: "start"}});
+      shown = true;
+    }}
     const main = document.querySelector('[data-testid="stMain"]');
     const held = document.activeElement;
     // dropped: to the page itself, or to one of the app's containers around the main area
@@ -31,25 +41,29 @@ _SCRIPT = """<script>
     // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
     const usable = b => !b.disabled && b.getClientRects().length > 0;
     const found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
-    if (found) found.focus();
+    if (found) found.focus({{preventScroll: Boolean(show)}});
     if (found || ++ticks > 30) clearInterval(timer);
   }}, 100);
 }})();
 </script>"""
 
 
-def after_click(*labels: str) -> None:
+def after_click(*labels: str, show: str | None = None) -> None:
     """Call from a click's callback: after the rerun, should the focus have dropped, it goes
-    to the first enabled button in the page's main area whose text is one of `labels`."""
+    to the first enabled button in the page's main area whose text is one of `labels`.
+    `show`: a CSS selector of the element to scroll to the top of the view, if it is above it."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     st.session_state[_TARGETS] = labels
+    st.session_state[_SHOW] = show
 
 
 def restore() -> None:
     """Call once, at the end of the page: carries out the last after_click."""
     labels = st.session_state.pop(_TARGETS, None)
-    if not labels:
+    show = st.session_state.pop(_SHOW, None)
+    if not labels and not show:
         return
     # the count makes each script new to the page, which is what makes it run again
-    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)))
+    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels or ())),
+                            show=json.dumps(show))
     st.html(script, unsafe_allow_javascript=True)

@@ -17,17 +17,20 @@ from .display import chip, html_block, metric_row, show_chart
 from .models import get_pair, get_scenario
 
 LAST = len(STEPS)
+# the step's first line: a new step or round opens there, not at the buttons that were pressed
+STEP_TOP = "#step-top"
 
 
 def _go(delta: int) -> None:
     # on the first or last step the button pressed is disabled: then the other one
-    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")))
+    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")), show=STEP_TOP)
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
 def _roll_again() -> None:
     st.session_state.seed = int(np.random.default_rng().integers(0, settings.MAX_SEED))
     st.session_state.revealed = 0
+    focus.after_click(show=STEP_TOP)
 
 
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
@@ -51,7 +54,9 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
-    st.markdown(f"**Step {number} of {LAST}** · {step(number).title}")
+    # the margin keeps the line clear of Streamlit's header when scrolled to
+    st.markdown(f'<span id="{STEP_TOP[1:]}" style="scroll-margin-top:4.5rem"></span>'
+                f"**Step {number} of {LAST}** · {step(number).title}", unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
     if sc.drafter != DEFAULT_DRAFTER:
@@ -63,10 +68,9 @@ def _nav() -> None:
     # each button as wide as its label: columns of a fixed share cut the labels off in
     # instructor mode's large type on a projector
     with st.container(horizontal=True):
-        st.button("Back", on_click=_go, args=(-1,), shortcut="Left", disabled=st.session_state.step <= 1,
-                  help="Previous step (← key)")
+        st.button("Back", on_click=_go, args=(-1,), shortcut="Left", disabled=st.session_state.step <= 1)
         st.button("Next", on_click=_go, args=(1,), shortcut="Right", type="primary",
-                  disabled=st.session_state.step >= LAST, help="Next step (→ key)")
+                  disabled=st.session_state.step >= LAST)
         st.button("Roll again", on_click=_roll_again, icon=":material/casino:",
                   help="New coin flips and a new draft: a new seed in the link")
 
@@ -92,15 +96,22 @@ def _predict_first(sc: Scenario) -> int:
         c = checks[shown]
         st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it "
                 f"{prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}.")
-        guess = st.segmented_control("Your guess", ["keep", "reject"], key=f"guess_{sc.seed}_{shown}")
-        if st.button("Flip the coin", disabled=guess is None, icon=":material/toll:"):
-            st.session_state.revealed = shown + 1
-            verdict = "keep" if c.accepted else "reject"
-            st.session_state.last_guess = (guess == verdict, c)
-            focus.after_click("keep", "Next")  # the next guess, or on once all are flipped
-            st.rerun()
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess flips the coin.")
+        # one press per coin, and two plain buttons: → and ← still change the step, where a
+        # choice group would take them to move between its options
+        with st.container(horizontal=True):
+            for guess in ("keep", "reject"):
+                st.button(f"Guess {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
+                          icon=":material/toll:")
     return st.session_state.revealed
+
+
+def _flip(guess: str, position: int, c) -> None:
+    if st.session_state.revealed != position:  # a second press before the page caught up
+        return
+    st.session_state.revealed = position + 1
+    st.session_state.last_guess = (guess == ("keep" if c.accepted else "reject"), c)
+    focus.after_click("Guess keep", "Next")  # the next guess, or on once all are flipped
 
 
 def _last_verdict(right: bool, c) -> None:
