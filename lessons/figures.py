@@ -53,6 +53,10 @@ def draft_chart(sc) -> Chart:
         fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
         rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
                   "drafted": t == chosen} for t in top]
+    # one scale for every panel, so that bars compare across positions; few ticks, which on
+    # narrow panels would run together
+    widest = max(float(sc.q_dists[i][t]) for i, top in enumerate(tops) for t in top)
+    fig.update_xaxes(range=[0, widest * 1.05], nticks=3)
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}."

@@ -93,7 +93,9 @@ STEPS = (
          "Nimbus-mini is cheap, so we let it run ahead. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
          "**γ = 4** tokens (γ, gamma, is how many tokens a round drafts). Each bar shows how much "
-         "probability the draft gave a candidate; the outlined bar is the one it drew.",
+         "probability the draft gave a candidate; the outlined bar is the one it drew. A token "
+         "usually carries the space before its word: **␣** marks that space, as in “␣account”, "
+         "and **↵** a new line.",
          _draft_takeaway),
     Step(2, "Verify in one pass", "How does the big model check four guesses at once?",
          "Nimbus-large reads the prompt plus all four guesses in a **single forward pass**. Because "

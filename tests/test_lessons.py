@@ -114,6 +114,10 @@ def test_draft_chart(rejected):
         assert sum(r["q"] for r in rows) <= 1 + 1e-6
     assert chart.alt and all(f"“{SHOWN[t]}”" in chart.alt for t in sc.draft_tokens)
     assert_escaped(chart.figure)
+    # one scale in every panel, holding the longest bar: bar lengths compare across positions
+    ranges = {tuple(ax.range) for ax in chart.figure.select_xaxes()}
+    assert len(ranges) == 1
+    assert max(r["q"] for r in chart.rows) <= ranges.pop()[1]
 
 
 def test_verify_chart(rejected):
