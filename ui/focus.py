@@ -15,20 +15,25 @@ import streamlit as st
 _TARGETS = "focus_after_click"
 _SHOW = "show_after_click"
 _COUNT = "focus_clicks"
-# runs in the page itself, and watches it for three seconds: the rerun's elements settle
+# runs in the page itself, and watches it for five seconds: the rerun's elements settle
 # over that time (charts are drawn after the buttons around them)
 _SCRIPT = """<script>
 (() => {{
   const labels = {labels};
-  const show = {show};
+  const show = {show}, toTop = {to_top};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
   let ticks = 0, shown = !show;
   const timer = setInterval(() => {{
     if (window.focusAfterClick !== {nonce}) return clearInterval(timer);
     const start = !shown && document.querySelector(show);
-    if (start) {{  // once, and only when scrolled past it: a page showing it keeps its title in view
-      if (start.getBoundingClientRect().top < 0) start.scrollIntoView({{block: "start"}});
-      shown = true;
+    if (start) {{
+      start.style.scrollMarginTop = "4.5rem";  // clear of Streamlit's header
+      const margin = parseFloat(getComputedStyle(start).scrollMarginTop);
+      const top = start.getBoundingClientRect().top;
+      // scrolled past it, or (toTop) below the top; again on the next tick while the page
+      // under it is still too short to scroll that far
+      if (top < 0 || (toTop && top > margin + 40)) start.scrollIntoView({{block: "start"}});
+      else shown = true;
     }}
     const main = document.querySelector('[data-testid="stMain"]');
     const held = document.activeElement;
@@ -42,7 +47,7 @@ _SCRIPT = """<script>
     const usable = b => !b.disabled && b.getClientRects().length > 0;
     const found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
     if (found) found.focus({{preventScroll: Boolean(show)}});
-    if (found || ++ticks > 30) clearInterval(timer);
+    if (((found || !labels.length) && shown) || ++ticks > 50) clearInterval(timer);
   }}, 100);
 }})();
 </script>"""
@@ -51,7 +56,8 @@ _SCRIPT = """<script>
 def after_click(*labels: str, show: str | None = None) -> None:
     """Call from a click's callback: after the rerun, should the focus have dropped, it goes
     to the first enabled button in the page's main area whose text is one of `labels`.
-    `show`: a CSS selector of the element to scroll to the top of the view, if it is above it."""
+    `show`: a CSS selector of the element to scroll to the top of the view if the page is
+    scrolled past it; a page that shows it already keeps its title in view."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     st.session_state[_TARGETS] = labels
     st.session_state[_SHOW] = show
@@ -63,7 +69,18 @@ def restore() -> None:
     show = st.session_state.pop(_SHOW, None)
     if not labels and not show:
         return
+    _run(labels or (), show, to_top=False)
+
+
+def show_now(selector: str) -> None:
+    """Scroll the element `selector` names to the top of the view as soon as it is drawn, in
+    this run: for content that streams in below the button that started it."""
+    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
+    _run((), selector, to_top=True)
+
+
+def _run(labels, show: str | None, to_top: bool) -> None:
     # the count makes each script new to the page, which is what makes it run again
-    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels or ())),
-                            show=json.dumps(show))
+    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)),
+                            show=json.dumps(show), to_top=json.dumps(to_top))
     st.html(script, unsafe_allow_javascript=True)

@@ -110,7 +110,11 @@ def render() -> None:
         st.caption("At temperature 0 both sides write the same text token for token; above it they "
                    "write different samples from the same distribution.")
         return
-    left, right = st.columns(2)
+    with st.container(key="race_lanes"):
+        left, right = st.columns(2)
+        # the lanes stream in below the controls: bring them into view (on a projector they
+        # would otherwise run below the fold)
+        focus.show_now(".st-key-race_lanes")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()

@@ -54,8 +54,7 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
-    # the margin keeps the line clear of Streamlit's header when scrolled to
-    st.markdown(f'<span id="{STEP_TOP[1:]}" style="scroll-margin-top:4.5rem"></span>'
+    st.markdown(f'<span id="{STEP_TOP[1:]}"></span>'
                 f"**Step {number} of {LAST}** · {step(number).title}", unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))

@@ -179,7 +179,8 @@ def test_a_paste_over_the_limit_is_cut_with_a_message(page: Page):
 
 
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
-    page.goto("/race?tokens=8&temperature=0")
+    page.set_viewport_size({"width": 1024, "height": 768})  # a projector: the lanes start below the fold
+    page.goto("/race?tokens=8&temperature=0&present=true")
     start = button(page, "Start the race")
     expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
@@ -189,7 +190,10 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     settled(page)
     main = page.get_by_test_id("stMain")
     for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):  # the default drafter
-        expect(main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target passes"))).to_be_visible()
+        lane_head = main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target passes"))
+        expect(lane_head).to_be_visible()
+        # brought to the top of the view when the race started, with room below to stream into
+        assert 0 <= lane_head.bounding_box()["y"] < 768 / 4, lane_head.bounding_box()
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
     expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
