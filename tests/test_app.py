@@ -455,6 +455,19 @@ def test_so_what_page_runs():
     assert list(speed_rows[0].columns[:5]) == ["drafter", "temperature", "γ", "early stop", "speed-up"]
 
 
+def test_so_what_tables_grow_with_instructor_mode():
+    """A data frame is drawn on a canvas at its own small size; instructor mode shows plain
+    tables, whose text grows with the page, narrowed to fit a projector."""
+    at = page("so_what", present="1")
+    no_exception(at)
+    # data frames only in the charts' table views, folded away
+    assert not [df for df in at.dataframe if {"speed-up", "α (temperature 1)"} & set(df.value.columns)]
+    speed, family = [t.value for t in at.table]
+    assert "speed-up" in speed.columns and "speculative, tok/s" not in speed.columns
+    assert all(v.endswith("x") for v in speed["speed-up"])  # formatted as on screen
+    assert "α (temperature 1)" in family.columns and "expected speed-up" in family.columns
+
+
 def positions_rows(at: AppTest) -> int:
     (table,) = [df.value for df in at.dataframe if "kept when checked" in df.value.columns]
     return len(table)

@@ -24,6 +24,25 @@ def show_chart(chart: Chart, key: str) -> None:
         st.dataframe(chart.rows, hide_index=True)
 
 
+def number_table(rows: list[dict], formats: dict[str, str], helps: dict[str, str],
+                 titles: dict[str, str] | None = None, wide: tuple[str, ...] = ()) -> None:
+    """A table of measured numbers. `formats`: printf formats by column ("%.2fx"); `helps`:
+    a column's tooltip; `titles`: a header longer than the column's key. On screen it is a
+    sortable data frame. In instructor mode it is a plain table, whose text grows with the page
+    (a data frame draws a canvas at its own small size), without the columns named in `wide`,
+    so that it fits a projector's width."""
+    titles = titles or {}
+    if st.session_state.get("present"):
+        shown = [{titles.get(k, k): (formats[k] % v if k in formats else v)
+                  for k, v in row.items() if k not in wide} for row in rows]
+        st.table(shown, hide_index=True)
+        return
+    config = {k: st.column_config.NumberColumn(titles.get(k), format=formats.get(k), help=helps.get(k))
+              if k in formats else st.column_config.Column(titles.get(k), help=helps.get(k))
+              for k in {*formats, *helps, *titles}}
+    st.dataframe(rows, hide_index=True, column_config=config)
+
+
 def metric_row(*metrics: dict) -> None:
     """Metrics side by side while they fit and on the next line when they do not, each as wide
     as its label and value: columns of a fixed share cut both off at a projector's width."""

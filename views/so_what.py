@@ -5,7 +5,7 @@ from lessons.speed_story import (early_stop_chart, early_stop_text, load, saved_
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from ui import frame
-from ui.display import show_chart
+from ui.display import number_table, show_chart
 
 frame.begin("So what", "The speed comes from spending a little extra computing on cheap guesses; "
             "what the big model is allowed to write stays the same. These numbers were measured on "
@@ -16,37 +16,29 @@ if speed:
                               r["gamma"], r["temperature"]))
     st.header("Speed, measured side by side in one run")
     # the settings, then the results: the speed-up first, where a projector's width still shows it
-    st.dataframe([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
+    number_table([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
                    "vs transformers": r["ours_vs_hf"]} for r in speed],
-                 hide_index=True, column_config={
-                     "target alone": st.column_config.NumberColumn("target alone, tok/s", format="%.1f"),
-                     "speculative": st.column_config.NumberColumn("speculative, tok/s", format="%.1f"),
-                     "early stop": st.column_config.TextColumn(
-                         help="A round's draft ends after a token the drafter gave less than this"),
-                     "speed-up": st.column_config.NumberColumn(format="%.2fx"),
-                     "tokens / pass": st.column_config.NumberColumn(
-                         format="%.2f", help="Tokens written per pass of Nimbus-large"),
-                     "vs transformers": st.column_config.NumberColumn(
-                         format="%.2fx", help="Ours against transformers' assisted generation, same pair"),
-                 })
+                 formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
+                          "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
+                 helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
+                        "tokens / pass": "Tokens written per pass of Nimbus-large",
+                        "vs transformers": "Ours against transformers' assisted generation, same pair"},
+                 titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
+                 wide=("target alone", "speculative"))
     st.caption("From `make bench` (benchmarks/speed.py). With an early stop, a round's draft ends after "
                "a token the drafter gave less than that probability, so γ is the most a round drafts: "
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
 table = drafter_table()
 if table:
     st.header("The drafter family")
-    st.dataframe([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
+    number_table([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
                    "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
                    "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
-                 hide_index=True, column_config={
-                     "α (temperature 1)": st.column_config.NumberColumn(format="%.3f"),
-                     "greedy agreement": st.column_config.NumberColumn(format="%.3f"),
-                     "c, draft step / target step": st.column_config.NumberColumn(format="%.3f"),
-                     "expected speed-up": st.column_config.NumberColumn(format="%.2fx"),
-                 })
+                 formats={"α (temperature 1)": "%.3f", "greedy agreement": "%.3f",
+                          "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
     st.markdown("**How to read it.** **α** is the share of drafts the target keeps in the long run "
                 "(β averaged over many positions, at temperature 1). A draft step costs **c** target "
                 "steps, and the pass that checks γ drafts costs **v** single steps (measured in the γ "
