@@ -488,6 +488,16 @@ def test_playground_reacts_to_gamma():
     assert any(c.value.startswith(f"{passes} rounds to write 48 tokens") for c in at.caption)
 
 
+def test_playground_counts_a_text_that_ended_early():
+    at = page("playground", seed="2")  # this draw writes the end-of-text token before 48 tokens
+    no_exception(at)
+    (label,) = [m.label for m in at.metric if m.label.startswith("Target passes for ")]
+    written = int(label.split()[3])
+    assert written < 48
+    assert any(c.value.startswith(f"rounds to write {written} tokens (Nimbus-large ended the text "
+                                  "before 48)", len(c.value.split()[0]) + 1) for c in at.caption)
+
+
 def test_playground_draft_quality_slider_changes_the_drafter():
     """The ladder is a slider on the playground: a poorer drafter keeps fewer drafts."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
@@ -542,7 +552,7 @@ def test_race_points_to_the_measured_best_gamma():
     table = {r.drafter: r for r in drafter_table()}
     best = table[default_drafter()].best_gamma
     other = 8 if best != 8 else 1
-    hint = f"pays off most at γ = {best}"
+    hint = f"expected to pay off most at γ = {best}"
     at = page("race", gamma=str(other))
     no_exception(at)
     assert any(hint in c.value for c in at.caption)
@@ -557,7 +567,7 @@ def test_race_points_to_the_measured_best_gamma():
     poor = table["early-exit-4"]
     assert poor.expected_speedup < 1
     at = page("race", drafter="early-exit-4", gamma=str(8 if poor.best_gamma != 8 else 1))
-    assert any(f"early-exit-4 is slower than Nimbus-large alone at every γ; it loses least at "
+    assert any(f"early-exit-4 is expected to be slower than Nimbus-large alone at every γ; it loses least at "
                f"γ = {poor.best_gamma}" in c.value for c in at.caption)
 
 

@@ -75,11 +75,13 @@ def _suggest_best_gamma() -> None:
         return
     best = row.best_gamma
     if row.expected_speedup >= 1:
-        advice = (f"Measured on this machine, {drafter_label(s.drafter)} pays off most at γ = {best}: "
-                  "the pass that checks the drafts costs more as γ grows.")
+        advice = (f"From the drafter table measured on this machine, {drafter_label(s.drafter)} is "
+                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): the pass "
+                  "that checks the drafts costs more as γ grows.")
     else:
-        advice = (f"Measured on this machine, {drafter_label(s.drafter)} is slower than Nimbus-large "
-                  f"alone at every γ; it loses least at γ = {best} ({row.expected_speedup:.2f}x).")
+        advice = (f"From the drafter table measured on this machine, {drafter_label(s.drafter)} is "
+                  f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
+                  f"γ = {best} ({row.expected_speedup:.2f}x).")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(advice)
         st.button(f"Use γ = {best}", on_click=_use_gamma, args=(best,))
@@ -91,15 +93,17 @@ def render() -> None:
     settings.prompt_box()
     # five sliders in a row leave too little room for a label in instructor mode's large type
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
-    c1.slider("γ", key="gamma", **settings.limits("gamma"))
+    c1.slider("γ", key="gamma", **settings.limits("gamma"), help=settings.HELP["gamma"])
     c2.slider("Early stop", key="stop", **settings.limits("stop"),
               help="End a round's draft after a token the drafter gave less than this probability: "
                    "where the drafter is unsure the target often disagrees, and every draft after a "
                    "rejection is wasted. "
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
-    c3.slider("Temperature", key="temperature", **settings.limits("temperature"))
-    c4.slider("Top-p", key="top_p", **settings.limits("top_p"))
-    c5.slider("Tokens", key="tokens", **settings.limits("tokens"))
+    c3.slider("Temperature", key="temperature", **settings.limits("temperature"),
+              help=settings.HELP["temperature"])
+    c4.slider("Top-p", key="top_p", **settings.limits("top_p"), help=settings.HELP["top_p"])
+    c5.slider("Tokens", key="tokens", **settings.limits("tokens"),
+              help="How many tokens each side writes, unless Nimbus-large ends the text sooner")
     settings.save_race()
     _suggest_best_gamma()
     focus.restore()
@@ -131,3 +135,5 @@ def render() -> None:
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": "At temperature 0 both sides write the same tokens. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
+    st.caption("One race is one sample: run it again, or with another seed, and the speed-up moves by "
+               "a tenth or two either way, as the machine's load and the draws change.")

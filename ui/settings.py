@@ -34,6 +34,19 @@ RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0
 __all__ = ["MAX_SEED", "show_problems"]
 
 
+# what a control does, in its tooltip, on every page that has it
+HELP = {
+    "gamma": "How many tokens the drafter writes in a round before Nimbus-large checks them all "
+             "in one pass",
+    "temperature": "Divides both models' scores before the softmax: lower is more predictable. "
+                   "At 0, p and q put all their weight on one token each, so a draft is kept "
+                   "exactly when it is Nimbus-large's top choice.",
+    "top_p": "Keeps only the most likely tokens that together hold this much probability, for both "
+             "models alike. The guarantee is then about Nimbus-large with the same temperature "
+             "and top-p.",
+}
+
+
 def limits(name: str) -> dict:
     """min_value, max_value and step for the widget of the number `name`: exactly the values
     its link accepts."""

@@ -1,5 +1,5 @@
 from ui import frame, race
 
 frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the speculative pair. "
-            "Watch the right side arrive in bursts: every burst is one target pass.", typing=True)
+            "Watch the pair's side arrive in bursts: every burst is one target pass.", typing=True)
 race.render()
