@@ -71,7 +71,9 @@ def sweep_chart(sweep: dict) -> Chart:
     return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
 
 
-STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#f3d9a4", 0.5: Q_COLOR, 0.7: "#8a5a00"}
+# the palest was near invisible on white: 0.3 is darker, and dashed to tell it from 0.5
+STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#c98a00", 0.5: Q_COLOR, 0.7: "#8a5a00"}
+STOP_DASHES = {0.3: "dash"}
 
 
 def _regime(temperature: float) -> str:
@@ -93,7 +95,8 @@ def early_stop_chart(data: dict) -> Chart:
             fig.add_scatter(x=[r["gamma"] for r in line], y=[r["modelled_speedup"] for r in line],
                             name=f"early stop {early_stop_text(stop)}", legendgroup=str(stop),
                             showlegend=col == 1, row=1, col=col,
-                            line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2})
+                            line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2,
+                                  "dash": STOP_DASHES.get(stop, "solid")})
     fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"})
     # on two lines, so that the two panels' titles stay apart on a phone
     fig.update_xaxes(title="γ, the most<br>a round drafts", dtick=1)
@@ -105,8 +108,15 @@ def early_stop_chart(data: dict) -> Chart:
                       key=lambda r: r["gamma"]) for t in temperatures}  # the largest γ, no stop
     falls = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}"
                       for t, r in longest.items())
+    plain = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
+                    key=lambda r: r["modelled_speedup"]) for t in temperatures}  # the best γ, no stop
+
+    def matched(t) -> str:  # a tie, as shown, with no early stop at all
+        same = f"{plain[t]['modelled_speedup']:.2f}" == f"{best[t]['modelled_speedup']:.2f}"
+        return f", matched by γ = {plain[t]['gamma']} without one" if same and best[t]["stop_below"] else ""
+
     stays = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}, "
-                      f"stop {early_stop_text(r['stop_below'])}" for t, r in best.items())
+                      f"stop {early_stop_text(r['stop_below'])}{matched(t)}" for t, r in best.items())
     alt = (f"Without an early stop the speed-up falls as γ grows ({falls}). With one, every γ stays "
            f"near the best setting ({stays}), because a round stops drafting where the draft is "
            "unsure, which is where the target would reject.")

@@ -618,4 +618,9 @@ def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
     assert [line.name for line in lines if line.showlegend] == ["early stop off", "early stop below 0.5"]
     assert "greedy: 0.80x at γ = 8" in chart.alt and "temperature 1: 0.70x at γ = 8" in chart.alt
     assert "greedy: 1.30x at γ = 1, stop off" in chart.alt
+    assert "temperature 1: 1.25x at γ = 8, stop below 0.5)" in chart.alt  # 1.20x without a stop
     assert len(chart.rows) == len(rows)
+    # a stop that only ties, as shown, with the best γ without one is not sold as a gain
+    rows[1] = row(1.0, 1, 0.0, 1.248)
+    tie = early_stop_chart({"rows": rows, "cost_ratio": 0.1}).alt
+    assert "temperature 1: 1.25x at γ = 8, stop below 0.5, matched by γ = 1 without one)" in tie

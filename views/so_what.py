@@ -41,13 +41,14 @@ if table:
                           "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
     st.markdown("**How to read it.** **α** is the share of drafts the target keeps in the long run "
                 "(β averaged over many positions, at temperature 1). A draft step costs **c** target "
-                "steps, and the pass that checks γ drafts costs **v** single steps (measured in the γ "
-                "sweep below). A round then costs γc + v steps and writes (1 − α^(γ+1)) / (1 − α) "
+                "steps, and the pass that checks γ drafts costs **v** single steps (timed with the table; "
+                "the γ sweep below times v again, in a run of its own). A round then costs γc + v steps and writes (1 − α^(γ+1)) / (1 − α) "
                 "tokens on average; their ratio is the expected speed-up, and the best γ is the one "
                 "that makes it largest.")
-    st.caption("A cheap drafter with a high α is the whole game. c is a ratio of two timings of a few "
-               "milliseconds, so it moves a little from run to run, and the charts below, measured in "
-               "other runs, quote slightly different values. From benchmarks/drafters.py.")
+    st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
+               "few milliseconds, so they move a little from run to run, and the charts below, measured "
+               "in other runs, quote slightly different values (a few hundredths of a speed-up). From "
+               "benchmarks/drafters.py.")
 sweep = load("gamma_sweep.json")
 if sweep:
     show_chart(sweep_chart(sweep), "sweep")
