@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
 from specdec_core.engine import generate
+from specdec_core.inputs import clip_prompt
 
 QUESTIONS = (
     "Hi, my export failed. What should I do?",
@@ -15,6 +16,8 @@ QUESTIONS = (
 )
 REPLY_TOKENS = 120
 REPLY_TEMPERATURE = 0.7
+REPLY_GAMMA = 4
+MAX_QUESTION = 300  # characters of a customer message
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,17 @@ def chat_ids(tokenizer, question: str) -> list[int]:
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
-def write_reply(pair, question: str, seed: int, gamma: int = 4) -> Reply:
+def fit_question(text: str) -> tuple[str, str | None]:
+    """The message as the page uses it, and what to tell the reader when it had to be cut:
+    after a whole word, as the prompt boxes cut a long paste."""
+    if len(text) <= MAX_QUESTION:
+        return text, None
+    clipped = clip_prompt(text, MAX_QUESTION)
+    return clipped, (f"The message had {len(text):,} characters, more than the {MAX_QUESTION} this "
+                     f"page takes, so it keeps the first {len(clipped)} characters.")
+
+
+def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Reply:
     if not question.strip():
         raise ValueError("the question is empty")
     result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,

@@ -440,6 +440,7 @@ def test_thread_page_shows_target_pass_metrics():
     assert 0 < passes <= tokens
     assert metrics["Tokens per target pass"] == f"{tokens / passes:.2f}"
     assert len(at.chat_message) == 2
+    assert at.caption[-1].value.startswith(f"γ = {lessons.thread.REPLY_GAMMA}, temperature 0.7")
 
 
 def test_so_what_page_runs():

@@ -28,3 +28,14 @@ def test_reply_counts_every_check_once(pair):
     # short of the limit only at the end-of-text token (which shows as no text)
     assert reply.complete == (reply.new_tokens < REPLY_TOKENS)
     assert not reply.complete or reply.pieces[-1][0] == ""
+
+
+def test_a_long_message_is_cut_after_a_whole_word():
+    from lessons.thread import MAX_QUESTION, fit_question
+    short = "My export failed again"
+    assert fit_question(short) == (short, None)
+    long = "My export failed again " * 15  # 345 characters
+    used, message = fit_question(long)
+    assert len(used) <= MAX_QUESTION and long.startswith(used + " ")  # whole words only
+    assert message == (f"The message had 345 characters, more than the {MAX_QUESTION} this page takes, "
+                       f"so it keeps the first {len(used)} characters.")

@@ -1,11 +1,10 @@
 import streamlit as st
 
-from lessons.thread import QUESTIONS, REPLY_TEMPERATURE, REPLY_TOKENS, write_reply
+from lessons.thread import (MAX_QUESTION, QUESTIONS, REPLY_GAMMA, REPLY_TEMPERATURE, REPLY_TOKENS,
+                            fit_question, write_reply)
 from ui import frame
 from ui.display import colored_text, html_block, metric_row, origin_legend
 from ui.models import get_pair
-
-MAX_QUESTION = 300
 
 
 @st.cache_resource(show_spinner="Drafting and verifying…", max_entries=64)
@@ -24,9 +23,9 @@ question = st.selectbox("Customer message", QUESTIONS, accept_new_options=True,
 if not question or not question.strip():
     st.info("Type a customer message to see the reply.")
     st.stop()
-if len(question) > MAX_QUESTION:
-    st.warning(f"That message is {len(question)} characters long; using the first {MAX_QUESTION}.")
-    question = question[:MAX_QUESTION]
+question, cut_message = fit_question(question)
+if cut_message:
+    st.warning(cut_message, icon=":material/content_cut:")
 reply = cached_reply(st.session_state.drafter, question, int(st.session_state.seed))
 with st.chat_message("user"):
     st.text(reply.question)
@@ -39,7 +38,7 @@ metric_row({"label": "Target passes, speculative", "value": passes},
            {"label": "Target passes, Nimbus-large alone", "value": tokens, "help": "One pass per token"},
            {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
 cut = "" if reply.complete else f", replies cut at {REPLY_TOKENS} tokens (…)"
-st.caption(f"Temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
+st.caption(f"γ = {REPLY_GAMMA}, temperature {REPLY_TEMPERATURE} for both models, seed {st.session_state.seed}, "
            f"drafter {st.session_state.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
            f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft after a "
            "rejection is never checked. Green tokens (solid underline) are drafts that were kept, "
