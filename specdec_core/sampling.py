@@ -141,33 +141,40 @@ def check_draft(position: int, token: int, p_row, q_row, u: float) -> DraftCheck
     return DraftCheck(position, int(token), q_x, p_x, a, float(u), bool(u < a))
 
 
-def speculative_round(draft_tokens, q_dists, p_dists, rng: np.random.Generator) -> RoundRecord:
-    """One round of speculative sampling.
-
-    draft_tokens: gamma token ids proposed by the draft.
-    q_dists: (gamma, V) the draft's distributions each token was sampled from.
-    p_dists: (gamma + 1, V) the target's distributions at the same positions, plus one more
-             for the bonus token.
-    rng: numpy Generator; all randomness comes from it.
-    """
+def round_inputs(draft_tokens, q_dists, p_dists) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """speculative_round's inputs, checked: the drafted ids as ints, q and p as float64 rows
+    that sum to 1. Raises ValueError, naming the problem, for anything a round cannot use."""
     raw = np.asarray(draft_tokens).reshape(-1)
     if raw.size and not np.issubdtype(raw.dtype, np.integer):
         raise ValueError(f"draft_tokens must be integer token ids; got dtype {raw.dtype}")
-    tokens_in = [int(t) for t in raw]
-    gamma = len(tokens_in)
+    tokens = [int(t) for t in raw]
+    gamma = len(tokens)
     if gamma == 0:
         raise ValueError("draft_tokens is empty; a round needs at least one drafted token")
     q = as_distributions(q_dists, "q_dists", rows=gamma)
     p = as_distributions(p_dists, "p_dists", rows=gamma + 1)
     if q.shape[1] != p.shape[1]:
         raise ValueError(f"q_dists has vocab {q.shape[1]} but p_dists has vocab {p.shape[1]}")
-    if any(t < 0 or t >= q.shape[1] for t in tokens_in):
+    if any(t < 0 or t >= q.shape[1] for t in tokens):
         raise ValueError(f"draft token ids must lie in [0, {q.shape[1]})")
-    for i, t in enumerate(tokens_in):
+    for i, t in enumerate(tokens):
         if q[i, t] <= 0:
             raise ValueError(f"draft token {t} at position {i} has q = 0, so it cannot have "
                              "been sampled from q_dists")
+    return tokens, q, p
 
+
+def speculative_round(draft_tokens, q_dists, p_dists, rng) -> RoundRecord:
+    """One round of speculative sampling.
+
+    draft_tokens: gamma token ids proposed by the draft.
+    q_dists: (gamma, V) the draft's distributions they were sampled from.
+    p_dists: (gamma + 1, V) the target's distributions at the same
+             positions, plus one more for the bonus token.
+    rng: a numpy Generator; all randomness comes from it.
+    """
+    tokens_in, q, p = round_inputs(draft_tokens, q_dists, p_dists)
+    gamma = len(tokens_in)
     checks, emitted = [], []
     for i, x in enumerate(tokens_in):
         # 1. coin flip against min(1, p/q)
@@ -179,10 +186,12 @@ def speculative_round(draft_tokens, q_dists, p_dists, rng: np.random.Generator) 
         # 2. first rejection: resample from the residual and stop
         residual, z = residual_distribution(p[i], q[i])
         emitted.append(sample(residual, rng))
-        return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted), residual, z, False)
+        return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted),
+                           residual, z, False)
     # 3. every draft kept: one bonus token from the target's next distribution
     emitted.append(sample(p[gamma], rng))
-    return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted), None, None, True)
+    return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted),
+                       None, None, True)
 
 
 # --- closed forms for lessons and tests ---------------------------------------------------

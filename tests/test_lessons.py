@@ -444,6 +444,11 @@ def test_annotate_marks_the_check_line_with_u(rejected):
     at = next(i for i, line in enumerate(lines) if line.strip().startswith("check = check_draft("))
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     assert lines[at + 1: at + 1 + len(checks)] == [f"{indent}# ◀ {n}" for n in notes]
+    # for a projector every note gets a line of its own, the code lines stay as they are
+    apart = code_lesson.annotated_source(rejected, apart=True).splitlines()
+    assert [line for line in apart if not line.lstrip().startswith("# ◀")] == code_lesson.round_source().splitlines()
+    assert sum("◀" in line for line in apart) == text.count("◀")
+    assert max(map(len, apart)) <= 80  # so few lines of it wrap on a projector
 
 
 def test_annotate_bonus_round(all_kept):

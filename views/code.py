@@ -18,9 +18,10 @@ st.markdown(f"One round of speculative decoding (also called speculative samplin
             "Unlike many write-ups, the function keeps the **bonus token**: when every draft survives, "
             "the target's extra distribution is used, not wasted.")
 # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
-# cannot scroll sideways, gets them; elsewhere a long line scrolls and the indentation holds
+# cannot scroll sideways, gets them, with every note on a line of its own so that few lines are
+# long enough to wrap; elsewhere a long line scrolls and the indentation holds
 wrap = bool(st.session_state.present)
-st.code(code_lesson.annotated_source(sc), language="python", wrap_lines=wrap)
+st.code(code_lesson.annotated_source(sc, apart=wrap), language="python", wrap_lines=wrap)
 with st.expander("The helpers it calls"):
     for fn in code_lesson.SHOWN[1:]:
         st.code(inspect.getsource(fn), language="python", wrap_lines=wrap)
