@@ -227,6 +227,22 @@ def test_instructor_mode_hides_the_sidebar_until_left(page: Page):
     no_exception(page)
 
 
+def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
+    page.goto("/playground?present=1")
+    prompt = page.get_by_role("textbox", name="Prompt")
+    expect(prompt).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    prompt.click()
+    page.keyboard.press("Escape")  # the box's key: instructor mode stays
+    page.wait_for_timeout(1500)
+    expect(button(page, "Leave instructor mode")).to_be_visible()
+    page.get_by_role("heading", name="Playground").click()  # a neutral spot
+    page.keyboard.press("Escape")
+    expect(page.get_by_text("Leave instructor mode")).to_have_count(0, timeout=RUN_MS)
+    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
+    no_exception(page)
+
+
 def test_tampered_link_falls_back_with_a_warning(page: Page):
     open_walkthrough(page, "?step=99&seed=abc")
     at_step(page, 1)
