@@ -60,7 +60,9 @@ def draft_chart(sc) -> Chart:
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}."
-    return Chart(base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position"), rows, alt)
+    fig = base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position")
+    fig.update_layout(margin_r=30)  # the last panel's title, centred over it, may be wider than it
+    return Chart(fig, rows, alt)
 
 
 def verify_chart(sc) -> Chart:

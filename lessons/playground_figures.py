@@ -56,7 +56,8 @@ def position_chart(by_position, checked) -> Chart:
                            marker_color=OVERLAP_COLOR, text=[f"{n}×" for n in checked],
                            textposition="outside", constraintext="none",  # never shrunk to fit
                            textfont_color=CHART_TEXT, name="kept when checked", cliponaxis=False))
-    fig.update_xaxes(title="draft position (above each bar: times checked)", type="category")
+    # on two lines: on one, a projector's large type cut it off at the chart's edge
+    fig.update_xaxes(title="draft position<br>(above each bar: times checked)", type="category")
     fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)
     rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
