@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from specdec_core.sampling import acceptance_probability, residual_distribution
+from specdec_core.sampling import acceptance_probability, output_distribution, residual_distribution
 
 RULES = ("accept-or-correct", "accept every draft", "resample from p on reject")
 
@@ -24,6 +24,20 @@ def simulate(p, q, rounds: int, rng: np.random.Generator, rule: str = RULES[0]) 
         out = drafts.copy()
         out[~keep] = rng.choice(len(p), size=int((~keep).sum()), p=fallback)
     return np.bincount(out, minlength=len(p)) / rounds
+
+
+def exact_output(p, q, rule: str = RULES[0]) -> np.ndarray:
+    """The distribution `rule` would give with endlessly many rounds: what `simulate` tends to."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}; got {rule!r}")
+    p = np.asarray(p, np.float64) / np.sum(p)
+    q = np.asarray(q, np.float64) / np.sum(q)
+    if rule == "accept every draft":
+        return q
+    if rule == RULES[0]:
+        return output_distribution(p, q)
+    kept = q * acceptance_probability(p, q)  # min(p, q)
+    return kept + (1.0 - kept.sum()) * p
 
 
 def simulate_all(p, q, rounds: int, seed: int) -> dict[str, np.ndarray]:

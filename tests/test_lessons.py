@@ -400,6 +400,14 @@ def test_wrong_rules_miss_p(rule, exact_tv):
     tv = montecarlo.total_variation(freq, P_MC)
     assert tv > 0.05
     assert tv == pytest.approx(exact_tv, abs=0.01)
+    # the closed form the page quotes beside the simulation, worked out by hand above
+    assert montecarlo.total_variation(montecarlo.exact_output(P_MC, Q_MC, rule), P_MC) == pytest.approx(exact_tv)
+
+
+def test_the_rule_exactly_gives_p():
+    np.testing.assert_allclose(montecarlo.exact_output(P_MC, Q_MC), P_MC, atol=1e-12)
+    with pytest.raises(ValueError):
+        montecarlo.exact_output(P_MC, Q_MC, "accept if you like it")
 
 
 def test_simulate_all_is_reproducible_and_checks_the_rule():

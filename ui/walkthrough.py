@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import grouped_distance, noise_floor, simulate_all
+from lessons.montecarlo import exact_output, grouped_distance, noise_floor, simulate_all, total_variation
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
@@ -54,8 +54,8 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
-    st.markdown(f'<span id="{STEP_TOP[1:]}"></span>'
-                f"**Step {number} of {LAST}** · {step(number).title}", unsafe_allow_html=True)
+    st.markdown(f"**Step {number} of {LAST}** · {step(number).title}"
+                f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
     if sc.drafter != DEFAULT_DRAFTER:
@@ -154,6 +154,10 @@ def _exactness(sc: Scenario) -> None:
                {"label": "samples of p itself", "value": f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
                 "help": "Chance alone: even perfect samples of p differ from p by about this much at this "
                         "many draws."})
+    exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
+    st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
+               f"and hides part of a rule's error. Exactly, over the whole vocabulary, the distances "
+               f"are: {exact} (accept every draft is off by 1 − β).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached
