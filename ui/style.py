@@ -17,6 +17,12 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
+/* the code page: as large as 80 columns fit in the width, so its lines wrap only past that
+   (a wrapped line restarts at the margin and hides the nesting); a monospace column is 0.6em */
+[data-testid="stCode"] code { font-size: min(1rem, calc((100vw - 12rem) / 48)) !important; }
+/* So what's tables: plain tables in instructor mode, read from the back of the room */
+[data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 0.9rem; }
+[data-testid="stTable"] td { white-space: nowrap; }  /* a name split over two lines reads as two */
 [data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
 </style>
