@@ -49,9 +49,11 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     size = layout.setdefault("font", {}).get("size", 12)
     layout["font"]["size"] = size * scale
     layout["height"] = layout.get("height", 450) * scale
-    # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too
+    # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too;
+    # the legend a little larger again, as it names what every colour means (larger ticks would
+    # make plotly drop every other token name on a narrow panel)
     layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
-    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 12 * scale
+    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 14 * scale
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
             axis.setdefault("tickfont", {})["size"] = 12 * scale

@@ -272,7 +272,7 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert small.to_json() == before
     assert big.layout.font.size == pytest.approx(1.5 * small.layout.font.size)
     assert big.layout.height == pytest.approx(1.5 * small.layout.height)
-    assert big.layout.legend.font.size == 18 and {a.tickfont.size for a in big.select_xaxes()} == {18}
+    assert big.layout.legend.font.size == 21 and {a.tickfont.size for a in big.select_xaxes()} == {18}
     assert [a.font.size for a in big.layout.annotations] == \
         pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
     coins = figures.coin_chart(rejected).figure  # the u labels are trace text
