@@ -10,6 +10,8 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 /* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
+/* less blank space above the first line: a projector's height is short */
+[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }
 [data-testid="stSidebar"], [data-testid="stExpandSidebarButton"],
 [data-testid="stSidebarCollapsedControl"] { display: none; }
 /* a zoomed projector: panel titles of a chart with five panels must not run together */
