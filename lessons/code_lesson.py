@@ -76,15 +76,16 @@ def annotate(source: str, sc: Scenario) -> list[tuple[str, list[str]]]:
 
 def annotated_source(sc: Scenario, apart: bool = False) -> str:
     """The source with this round's values as comments: one note trails its line; several
-    follow it, one comment line each, at the line's indentation. `apart`: every note on a line
-    of its own (a projector's large type would wrap a trailing note back to the margin)."""
+    follow it, one comment line each, at the indentation of the code that follows (a line
+    that opens a block, such as a `for`, is followed by its body). `apart`: every note on a
+    line of its own (a projector's large type would wrap a trailing note back to the margin)."""
     out = []
     for line, notes in annotate(round_source(), sc):
         if len(notes) == 1 and not apart:
             out.append(f"{line}    # ◀ {notes[0]}")
             continue
         out.append(line)
-        indent = line[: len(line) - len(line.lstrip())]
+        indent = line[: len(line) - len(line.lstrip())] + ("    " if line.rstrip().endswith(":") else "")
         out += [f"{indent}# ◀ {note}" for note in notes]
     return "\n".join(out)
 

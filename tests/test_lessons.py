@@ -457,6 +457,10 @@ def test_annotate_marks_the_check_line_with_u(rejected):
     assert [line for line in apart if not line.lstrip().startswith("# ◀")] == code_lesson.round_source().splitlines()
     assert sum("◀" in line for line in apart) == text.count("◀")
     assert max(map(len, apart)) <= 80  # so few lines of it wrap on a projector
+    at = next(i for i, line in enumerate(apart) if line.strip().startswith("for i, x in"))
+    body = apart[at + 2]  # the note, then the loop's first line: at the same indentation
+    assert apart[at + 1].lstrip().startswith("# ◀ drafts:")
+    assert len(apart[at + 1]) - len(apart[at + 1].lstrip()) == len(body) - len(body.lstrip())
 
 
 def test_annotate_bonus_round(all_kept):

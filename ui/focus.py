@@ -14,15 +14,16 @@ import streamlit as st
 
 _TARGETS = "focus_after_click"
 _SHOW = "show_after_click"
+_ALWAYS = "focus_always"
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for five seconds: the rerun's elements settle
 # over that time (charts are drawn after the buttons around them)
 _SCRIPT = """<script>
 (() => {{
   const labels = {labels};
-  const show = {show}, toTop = {to_top};
+  const show = {show}, toTop = {to_top}, always = {always};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
-  let ticks = 0, shown = !show;
+  let ticks = 0, shown = !show, placed = null, steady = 0;
   const timer = setInterval(() => {{
     if (window.focusAfterClick !== {nonce}) return clearInterval(timer);
     const start = !shown && document.querySelector(show);
@@ -38,7 +39,10 @@ _SCRIPT = """<script>
     const main = document.querySelector('[data-testid="stMain"]');
     const held = document.activeElement;
     // dropped: to the page itself, or to one of the app's containers around the main area
-    const dropped = main && (!held || held === document.body || held.contains(main));
+    // once placed, it must stay: a button of the run before may still be drawn for a moment
+    const kept = placed && placed.isConnected && held === placed;
+    steady = kept ? steady + 1 : 0;
+    const dropped = main && !kept && (always || !held || held === document.body || held.contains(main));
     const buttons = dropped ? [...main.querySelectorAll("button")] : [];
     // a button's label is its markdown; an icon may come before it and a shortcut's key after
     const text = b => b.querySelector('[data-testid="stMarkdownContainer"]') || b;
@@ -46,41 +50,46 @@ _SCRIPT = """<script>
     // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
     const usable = b => !b.disabled && b.getClientRects().length > 0;
     const found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
-    if (found) found.focus({{preventScroll: Boolean(show)}});
-    if (((found || !labels.length) && shown) || ++ticks > 50) clearInterval(timer);
+    if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
+    const done = !labels.length || steady >= 3;
+    if ((done && shown) || ++ticks > 50) clearInterval(timer);
   }}, 100);
 }})();
 </script>"""
 
 
-def after_click(*labels: str, show: str | None = None) -> None:
-    """Call from a click's callback: after the rerun, should the focus have dropped, it goes
-    to the first enabled button in the page's main area whose text is one of `labels`.
+def after_click(*labels: str, show: str | None = None, always: bool = False) -> None:
+    """Call from a click's callback: after the rerun, should the focus have dropped (or
+    `always`), it goes to the first enabled button in the page's main area whose text is one
+    of `labels`.
     `show`: a CSS selector of the element to scroll to the top of the view if the page is
     scrolled past it; a page that shows it already keeps its title in view."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     st.session_state[_TARGETS] = labels
     st.session_state[_SHOW] = show
+    st.session_state[_ALWAYS] = always
 
 
 def restore() -> None:
     """Call once, at the end of the page: carries out the last after_click."""
     labels = st.session_state.pop(_TARGETS, None)
     show = st.session_state.pop(_SHOW, None)
+    always = st.session_state.pop(_ALWAYS, False)
     if not labels and not show:
         return
-    _run(labels or (), show, to_top=False)
+    _run(labels or (), show, to_top=False, always=always)
 
 
 def show_now(selector: str) -> None:
     """Scroll the element `selector` names to the top of the view as soon as it is drawn, in
     this run: for content that streams in below the button that started it."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
-    _run((), selector, to_top=True)
+    _run((), selector, to_top=True, always=False)
 
 
-def _run(labels, show: str | None, to_top: bool) -> None:
+def _run(labels, show: str | None, to_top: bool, always: bool) -> None:
     # the count makes each script new to the page, which is what makes it run again
     script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)),
-                            show=json.dumps(show), to_top=json.dumps(to_top))
+                            show=json.dumps(show), to_top=json.dumps(to_top),
+                            always=json.dumps(always))
     st.html(script, unsafe_allow_javascript=True)

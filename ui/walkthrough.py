@@ -11,6 +11,7 @@ from lessons.steps import STEPS, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
                            prob_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER
+from specdec_core.sampling import overlap
 
 from . import focus, settings
 from .display import chip, html_block, metric_row, show_chart
@@ -110,7 +111,9 @@ def _flip(guess: str, position: int, c) -> None:
         return
     st.session_state.revealed = position + 1
     st.session_state.last_guess = (guess == ("keep" if c.accepted else "reject"), c)
-    focus.after_click("Guess keep", "Next")  # the next guess, or on once all are flipped
+    # the next guess, or on once all are flipped; moved even from a "Guess reject" that stays,
+    # so that every flip leaves the focus in the same place
+    focus.after_click("Guess keep", "Next", always=True)
 
 
 def _last_verdict(right: bool, c) -> None:
@@ -157,7 +160,8 @@ def _exactness(sc: Scenario) -> None:
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
                f"and hides part of a rule's error. Exactly, over the whole vocabulary, the distances "
-               f"are: {exact} (accept every draft is off by 1 − β).")
+               f"are: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at "
+               f"this position).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached
