@@ -24,7 +24,8 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stCode"] code { font-size: min(1rem, calc((100vw - 12rem) / 48)) !important; }
 /* So what's tables: plain tables in instructor mode, read from the back of the room */
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 0.9rem; }
-[data-testid="stTable"] td { white-space: nowrap; }  /* a name split over two lines reads as two */
+/* a name split over two lines reads as two (the cell's text sits in an element of its own) */
+[data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
 [data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
 </style>
