@@ -1,6 +1,8 @@
 """The five-step walkthrough: one round of Nimbus-mini drafting and Nimbus-large checking."""
 from __future__ import annotations
 
+from urllib.parse import urlencode, urlparse
+
 import numpy as np
 import streamlit as st
 
@@ -190,3 +192,14 @@ def render() -> None:
     _nav()
     focus.restore()
     settings.save_walkthrough()
+    _class_link()
+
+
+def _class_link() -> None:
+    """In instructor mode, the link that opens this round for the class: the address bar's
+    link would open it in instructor mode, with large type and no sidebar."""
+    if not st.session_state.get("present") or not st.context.url:
+        return
+    base = st.context.url if urlparse(st.context.url).path else st.context.url + "/"
+    query = {k: v for k, v in st.query_params.to_dict().items() if k != "present"}
+    st.caption(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`")

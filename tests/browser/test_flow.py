@@ -228,6 +228,19 @@ def test_instructor_mode_hides_the_sidebar_until_left(page: Page):
     no_exception(page)
 
 
+def test_instructor_mode_shows_the_round_s_link_for_the_class(page: Page):
+    """The address bar's link carries present=1; the one shown for the class must not."""
+    page.goto("/?step=3&seed=130&present=1")
+    at_step(page, 3, FIRST_LOAD_MS)
+    shown = page.get_by_text(re.compile(r"^This round for the class: ")).inner_text()
+    link = shown.split(": ", 1)[1].strip()
+    assert "present" not in link and "/?" in link and "step=3" in link and "seed=130" in link, link
+    page.goto(link)
+    at_step(page, 3)
+    expect(page.get_by_test_id("stSidebar")).to_be_visible()  # not in instructor mode
+    expect(page.get_by_text("Leave instructor mode")).to_have_count(0)
+
+
 def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     page.goto("/playground?present=1")
     prompt = page.get_by_role("textbox", name="Prompt")
