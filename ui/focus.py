@@ -1,11 +1,11 @@
-"""Keyboard focus and the view across a rerun. A rerun can redraw the button that was just pressed: it is
-disabled (Next on the last step), replaced (a coin once flipped) or drawn anew at another place
-in the page, and the focus drops to the page. A keyboard user would then have to tab through
-the sidebar and every chart to get back. After such a click the focus goes to the first of a
-few controls that is there and enabled, and only if nothing else holds it. A click that opens
-new content (the next step) can also bring its start into view: the page would otherwise stay
-scrolled down at the buttons, and a class in front of a projector would see only the end of
-the new step."""
+"""Keyboard focus and the view across a rerun. A rerun can redraw the button that was just
+pressed: it is disabled (Next on the last step), replaced (a coin once flipped) or drawn anew at
+another place in the page, and the focus drops to the page. A keyboard user would then have to
+tab through the sidebar and every chart to get back. After such a click the focus goes to the
+first of a few controls that is there and enabled, and only if nothing else holds it. A click
+that opens new content (the next step) can also bring its start into view: the page would
+otherwise stay scrolled down at the buttons, and a class in front of a projector would see only
+the end of the new step."""
 from __future__ import annotations
 
 import json
