@@ -40,7 +40,6 @@ _SCRIPT = """<script>
 </script>"""
 
 
-
 def install() -> None:
     """Call on every page. The script goes at the foot of the sidebar, where the gap Streamlit
     leaves around any element is out of the way (it keeps to one copy per tab, and runs in

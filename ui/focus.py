@@ -12,9 +12,7 @@ import json
 
 import streamlit as st
 
-_TARGETS = "focus_after_click"
-_SHOW = "show_after_click"
-_ALWAYS = "focus_always"
+_PENDING = "after_click"  # (labels, show, always) of the last click, for the rerun it causes
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for five seconds: the rerun's elements settle
 # over that time (charts are drawn after the buttons around them)
@@ -65,19 +63,15 @@ def after_click(*labels: str, show: str | None = None, always: bool = False) -> 
     `show`: a CSS selector of the element to scroll to the top of the view if the page is
     scrolled past it; a page that shows it already keeps its title in view."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
-    st.session_state[_TARGETS] = labels
-    st.session_state[_SHOW] = show
-    st.session_state[_ALWAYS] = always
+    st.session_state[_PENDING] = (labels, show, always)
 
 
 def restore() -> None:
     """Call once, at the end of the page: carries out the last after_click."""
-    labels = st.session_state.pop(_TARGETS, None)
-    show = st.session_state.pop(_SHOW, None)
-    always = st.session_state.pop(_ALWAYS, False)
-    if not labels and not show:
-        return
-    _run(labels or (), show, to_top=False, always=always)
+    pending = st.session_state.pop(_PENDING, None)
+    if pending:
+        labels, show, always = pending
+        _run(labels, show, to_top=False, always=always)
 
 
 def show_now(selector: str) -> None:
