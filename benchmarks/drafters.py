@@ -12,7 +12,7 @@ from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
                     greedy_texts, heldout_texts, run)
 
 from specdec_core.catalog import drafter_names
-from specdec_core.models import load_pair
+from specdec_core.models import load_pair, pair_with
 from specdec_core.quality import QUALITY_FILE, measure, save_table, verify_costs
 
 
@@ -27,7 +27,7 @@ def main() -> None:
     verify = verify_costs(base, texts[0][0][:64])  # the target's alone: the same for every drafter
     print(f"{'drafter':<20}{'alpha':>7}{'greedy agree':>14}{'cost':>7}{'best γ':>8}{'exp. speed-up':>15}")
     for name in drafter_names():
-        pair = load_pair(name)
+        pair = pair_with(base.target, base.tokenizer, name)  # the one target, loaded once
         q = measure(pair, texts, greedy, verify)
         rows.append(q)
         print(f"{q.drafter:<20}{q.alpha:>7.3f}{q.greedy_agreement:>14.3f}{q.cost_ratio:>7.3f}"

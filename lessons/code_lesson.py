@@ -65,6 +65,11 @@ def round_source() -> str:
     return inspect.getsource(sampling.speculative_round)
 
 
+def helper_sources() -> list[str]:
+    """The source of each helper the round function calls, in the order it calls them."""
+    return [inspect.getsource(fn) for fn in SHOWN[1:]]
+
+
 def annotate(source: str, sc: Scenario) -> list[tuple[str, list[str]]]:
     """(line, notes) for every line of `source`; notes is empty where nothing happened."""
     rows = []

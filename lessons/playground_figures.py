@@ -51,12 +51,12 @@ def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], w
 def position_chart(by_position, checked) -> Chart:
     """Acceptance by draft position: later positions are only checked when earlier ones held."""
     names = [str(i + 1) for i in range(len(by_position))]
-    # the count alone above each bar: "checked 45×" ran into its neighbours at γ = 8
+    # the count alone above each bar, so that eight bars' labels stay apart
     fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
                            marker_color=OVERLAP_COLOR, text=[f"{n}×" for n in checked],
                            textposition="outside", constraintext="none",  # never shrunk to fit
                            textfont_color=CHART_TEXT, name="kept when checked", cliponaxis=False))
-    # on two lines: on one, a projector's large type cut it off at the chart's edge
+    # on two lines, so that it fits the chart's width in a projector's large type
     fig.update_xaxes(title="draft position<br>(above each bar: times checked)", type="category")
     fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)

@@ -12,10 +12,10 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from specdec_core import quality
 from specdec_core.catalog import drafter_label
-from specdec_core.engine import crop, encode, propose, verify
-from specdec_core.sampling import RoundRecord, speculative_round
-from specdec_core.timing import timed
+from specdec_core.engine import encode, run_round
+from specdec_core.sampling import RoundRecord
 from specdec_core.warping import Sampling
 
 from .style import visible
@@ -79,56 +79,33 @@ def _labels(tokenizer, ids) -> dict[int, str]:
     return {int(t): tokenizer.decode([int(t)]) for t in set(int(i) for i in ids)}
 
 
-@torch.inference_mode()
 def pass_seconds(pair, prompt_ids: list[int], drafts: list[int], repeats: int = 5) -> tuple[float, float]:
     """(verify, single): the median time of the target pass that scores the last prompt token
     and every draft, and of one that scores the last prompt token alone, after a cached prefix.
-    Timed alternately after one untimed round of both, so a busy moment of the machine or a
-    first pass's setup slows neither alone. The costs depend on the lengths, not on which
-    tokens were drafted, so one timing can serve many rounds."""
-    cache = DynamicCache()
-    prefix = prompt_ids[:-1]
-    if prefix:
-        pair.target_logits(torch.tensor([prefix], device=pair.device), cache)
-    passes = [torch.tensor([[*prompt_ids[-1:], *drafts]], device=pair.device),
-              torch.tensor([prompt_ids[-1:]], device=pair.device)]
-    times: list[list[float]] = [[], []]
-    for _ in range(repeats + 1):
-        for ids, spent in zip(passes, times):
-            spent.append(timed(lambda: pair.target_logits(ids, cache))[1])
-            crop(cache, len(prefix))
-    verify_s, single_s = (float(np.median(t[1:])) for t in times)  # the first round is a warm-up
-    return verify_s, single_s
+    The costs depend on the lengths, not on which tokens were drafted, so one timing can serve
+    many rounds."""
+    return quality.pass_seconds(pair, [*prompt_ids, *drafts], len(drafts) + 1, repeats)
 
 
-@torch.inference_mode()
 def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHROUGH_GAMMA,
                    seed: int = 0, sampling: Sampling = Sampling(),
                    pass_costs: tuple[float, float] | None = None) -> Scenario:
-    """One round, frozen. `pass_costs`: (verify, single) seconds from `pass_seconds` for this
-    prompt and gamma, timed here when not given."""
+    """One round, frozen: the first round `generate` would run with these settings. `pass_costs`:
+    (verify, single) seconds from `pass_seconds` for this prompt and gamma, timed here when not
+    given."""
     prompt_ids = encode(pair, prompt)
-    if not prompt_ids:
-        raise ValueError("the prompt is empty: give the model some text to continue")
     rng = np.random.default_rng(seed)
-    context = list(prompt_ids)
-    # prefill both caches up to the last prompt token, as a running decoder would have
-    target_cache, draft_cache = DynamicCache(), DynamicCache()
-    prefix = torch.tensor([context[:-1]], device=pair.device)
-    if len(context) > 1:
-        pair.target_logits(prefix, target_cache)
-        pair.drafter_logits(prefix, draft_cache)
-    drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache)
-    p_dists = verify(pair, context, drafts, sampling, target_cache)
-    record = speculative_round(drafts, q_dists, p_dists, rng)
+    with torch.inference_mode():
+        rnd = run_round(pair, list(prompt_ids), gamma, sampling, rng, DynamicCache(), DynamicCache())
+    drafts, q_dists, p_dists, record = rnd.drafts, rnd.q_dists, rnd.p_dists, rnd.record
     for array in (q_dists, p_dists):
         array.setflags(write=False)  # shared between sessions: never mutated
     shown = [*prompt_ids, *drafts, *record.tokens]
-    for row in range(gamma + 1):
+    for row in range(len(drafts) + 1):  # fewer than gamma when the draft wrote end-of-text
         top_p = np.argsort(-p_dists[row])[:TOP_N]
-        top_q = np.argsort(-q_dists[row])[:TOP_N] if row < gamma else []
+        top_q = np.argsort(-q_dists[row])[:TOP_N] if row < len(drafts) else []
         # the tokens the draft under-sold most: steps 4 and 5 show them by name
-        under = np.argsort(q_dists[row] - p_dists[row])[:TOP_N] if row < gamma else []
+        under = np.argsort(q_dists[row] - p_dists[row])[:TOP_N] if row < len(drafts) else []
         shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown),

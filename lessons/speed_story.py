@@ -71,7 +71,7 @@ def sweep_chart(sweep: dict) -> Chart:
     return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
 
 
-# the palest was near invisible on white: 0.3 is darker, and dashed to tell it from 0.5
+# every colour dark enough to see on white; 0.3 dashed to tell it from 0.5
 STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#c98a00", 0.5: Q_COLOR, 0.7: "#8a5a00"}
 STOP_DASHES = {0.3: "dash"}
 

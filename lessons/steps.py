@@ -10,8 +10,10 @@ from specdec_core.sampling import (acceptance_probability, expected_tokens_given
                                    expected_tokens_per_round)
 from specdec_core.warping import Sampling
 
-from .scenario import Scenario
+from .scenario import WALKTHROUGH_GAMMA, Scenario
 from .style import prob_pair, prob_text, says
+
+GUESSES = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")[WALKTHROUGH_GAMMA]
 
 
 @dataclass(frozen=True)
@@ -92,19 +94,19 @@ STEPS = (
     Step(1, "Draft", "What does the small model guess?",
          "Nimbus-mini is cheap, so we let it run ahead. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
-         "**γ = 4** tokens (γ, gamma, is how many tokens a round drafts). Each bar shows how much "
-         "probability the draft gave a candidate; the outlined bar is the one it drew. A token "
-         "usually carries the space before its word: **␣** marks that space, as in “␣account”, "
-         "and **↵** a new line.",
+         f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, gamma, is how many tokens a round drafts). Each "
+         "bar shows how much probability the draft gave a candidate; the outlined bar is the one "
+         "it drew. A token usually carries the space before its word: **␣** marks that space, as "
+         "in “␣account”, and **↵** a new line.",
          _draft_takeaway),
-    Step(2, "Verify in one pass", "How does the big model check four guesses at once?",
-         "Nimbus-large reads the prompt plus all four guesses in a **single forward pass**. Because "
-         "a transformer scores every position of its input in parallel, that one pass yields the "
-         "target's distribution **p** at each drafted position, and one more **p** for the slot "
-         "after the last guess. Next to each orange q and blue p, the green bar is the smaller of "
-         "the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token drawn from "
-         "q at that position would pass the check, on average over everything the draft might have "
-         "drawn; the token it actually drew gets its own chance in the next step.",
+    Step(2, "Verify in one pass", f"How does the big model check {GUESSES} guesses at once?",
+         f"Nimbus-large reads the prompt plus all {GUESSES} guesses in a **single forward pass**. "
+         "Because a transformer scores every position of its input in parallel, that one pass "
+         "yields the target's distribution **p** at each drafted position, and one more **p** for "
+         "the slot after the last guess. Next to each orange q and blue p, the green bar is the "
+         "smaller of the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token "
+         "drawn from q at that position would pass the check, on average over everything the "
+         "draft might have drawn; the token it actually drew gets its own chance in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go left to right. Keep a guess x with probability **min(1, p(x)/q(x))**: draw a uniform "
@@ -117,8 +119,9 @@ STEPS = (
          "chance they already had. Instead, for every token, take how much more the target wanted "
          "it than the draft offered, **max(0, p(x) − q(x))**, and scale those amounts by their "
          "total **Z** into a distribution **r**. Only tokens the draft under-sold have any weight "
-         "in r. If all four guesses were kept, there is nothing to correct, and the fifth "
-         "distribution from the same pass gives a **bonus** token.", _correct_takeaway),
+         f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
+         "distribution the same pass gave for the slot after the last guess yields a **bonus** "
+         "token.", _correct_takeaway),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "

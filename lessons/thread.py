@@ -15,7 +15,7 @@ QUESTIONS = (
     "The API returns error 429. How do I fix this?",
 )
 REPLY_TOKENS = 120
-REPLY_TEMPERATURE = 0.7
+REPLY_TEMPERATURE = 0.5  # low enough that a 135M model writes a coherent reply
 REPLY_GAMMA = 4
 MAX_QUESTION = 300  # characters of a customer message
 
@@ -35,11 +35,15 @@ class Reply:
         return self.kept / self.checked if self.checked else 0.0
 
 
-def token_pieces(tokenizer, ids: list[int]) -> list[str]:
+def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = ()) -> list[str]:
     """Each token's share of the decoded text. A character split over several tokens is
-    given whole to the token that completes it, so the pieces join to the decoded text."""
-    pieces, before = [], ""
-    for i in range(len(ids)):
+    given whole to the token that completes it, so the pieces join to the decoded text.
+    `done`: what this function returned for a shorter prefix of `ids`, so that a stream works
+    out only its new tokens (and the last one before them, which may end in half a character)."""
+    start = max(0, len(done) - 1)
+    pieces = list(done[:start])
+    before = "".join(pieces)
+    for i in range(start, len(ids)):
         text = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
         if text.endswith("\ufffd") and i + 1 < len(ids):  # an incomplete character so far
             pieces.append("")

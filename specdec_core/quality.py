@@ -71,13 +71,15 @@ def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_T
 
 def alternate_medians(calls: dict, repeats: int) -> dict:
     """Median seconds of each call, the calls run in turn `repeats` times so that machine
-    noise hits all of them alike."""
+    noise hits all of them alike, after one untimed turn (a first call's setup counts for
+    none of them)."""
     times = {key: [] for key in calls}
-    for _ in range(repeats):
+    for turn in range(repeats + 1):
         for key, call in calls.items():
             begin = time.perf_counter()
             call()
-            times[key].append(time.perf_counter() - begin)
+            if turn:
+                times[key].append(time.perf_counter() - begin)
     return {key: float(np.median(t)) for key, t in times.items()}
 
 
@@ -110,19 +112,29 @@ def step_cost(pair, context: list[int], repeats: int = 20) -> float:
 
 
 @torch.inference_mode()
+def pass_seconds(pair, context: list[int], positions: int, repeats: int = 15) -> tuple[float, float]:
+    """Median seconds of one target pass over the last `positions` tokens of `context`, and of
+    one over the first of them alone, after the same cached prefix, timed in turn."""
+    if not 1 <= positions <= len(context):
+        raise ValueError(f"positions must lie in [1, {len(context)}]; got {positions}")
+    cache = DynamicCache()
+    keep = len(context) - positions
+    if keep:
+        pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
+    calls = {n: _pass(pair.target_logits, torch.tensor([context[keep:keep + n]], device=pair.device),
+                      cache, keep) for n in (positions, 1)}
+    medians = alternate_medians(calls, repeats)
+    return medians[positions], medians[1]
+
+
 def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> float:
     """Time of one target pass over `positions` new tokens over a pass over one, after the same
     cached context. 1.0 means verifying a whole draft is as cheap as one step; on a CPU the
     extra positions are not free."""
     if not 1 <= positions < len(context):
         raise ValueError(f"positions must lie in [1, {len(context) - 1}]; got {positions}")
-    cache = DynamicCache()
-    keep = len(context) - positions
-    pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
-    calls = {n: _pass(pair.target_logits, torch.tensor([context[keep:keep + n]], device=pair.device),
-                      cache, keep) for n in (positions, 1)}
-    medians = alternate_medians(calls, repeats)
-    return medians[positions] / medians[1]
+    many, one = pass_seconds(pair, context, positions, repeats)
+    return many / one
 
 
 def verify_costs(pair, context: list[int], gammas=range(1, 9)) -> dict[int, float]:
@@ -144,8 +156,11 @@ def measure(pair, texts: list[tuple[list[int], int]], greedy=None,
     """texts: (token_ids, start) pairs; positions from `start` on are scored. Greedy agreement
     is measured on `greedy` (the target's own greedy continuations) when given, else on texts.
     `verify` (from verify_costs) is measured on the first text when not given."""
-    beta = np.concatenate([text_overlap(pair, ids, start)[0] for ids, start in texts])
-    agreement = np.concatenate([text_overlap(pair, ids, start)[1] for ids, start in greedy or texts])
+    scored = [text_overlap(pair, ids, start) for ids, start in texts]
+    beta = np.concatenate([b for b, _ in scored])
+    if greedy is not None:
+        scored = [text_overlap(pair, ids, start) for ids, start in greedy]
+    agreement = np.concatenate([a for _, a in scored])
     context = texts[0][0][:64]
     cost = step_cost(pair, context)
     verify = verify or verify_costs(pair, context)

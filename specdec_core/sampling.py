@@ -44,8 +44,7 @@ class RoundRecord:
     draft_tokens: tuple[int, ...]
     checks: tuple[DraftCheck, ...]  # examined drafts; stops at the first rejection
     tokens: tuple[int, ...]  # emitted: kept drafts, then one correction or bonus token
-    residual: np.ndarray | None  # normalised max(0, p - q) / Z, when a draft was rejected
-    residual_mass: float | None  # Z
+    residual_mass: float | None  # Z of the residual the correction came from, on a rejection
     bonus: bool  # True when all drafts were kept and the last token came from p[gamma]
 
     @property
@@ -187,11 +186,11 @@ def speculative_round(draft_tokens, q_dists, p_dists, rng) -> RoundRecord:
         residual, z = residual_distribution(p[i], q[i])
         emitted.append(sample(residual, rng))
         return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted),
-                           residual, z, False)
+                           z, False)
     # 3. every draft kept: one bonus token from the target's next distribution
     emitted.append(sample(p[gamma], rng))
     return RoundRecord(tuple(tokens_in), tuple(checks), tuple(emitted),
-                       None, None, True)
+                       None, True)
 
 
 # --- closed forms for lessons and tests ---------------------------------------------------

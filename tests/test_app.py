@@ -8,32 +8,32 @@ that needs a model pays for loading it.
 from __future__ import annotations
 
 import html
+import importlib.util
 import inspect
 import json
-import sys
 import time
 import unicodedata
 from pathlib import Path
 
 import pytest
 
+from streamlit.testing.v1 import AppTest
+
+import lessons.scenario
+import lessons.thread
+import specdec_core.models
+import ui.models
+import ui.playground
+import ui.race
+from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
+from specdec_core import catalog
+from specdec_core.catalog import default_drafter, drafter_names
+from specdec_core.quality import drafter_table
+from specdec_core.sampling import speculative_round
+from ui.display import chip, colored_text, origin_legend, plain_markdown
+from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-import lessons.scenario  # noqa: E402
-import lessons.thread  # noqa: E402
-import ui.models  # noqa: E402
-import ui.race  # noqa: E402
-from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT  # noqa: E402
-from specdec_core.catalog import default_drafter, drafter_names  # noqa: E402
-from specdec_core.quality import drafter_table  # noqa: E402
-from specdec_core.sampling import speculative_round  # noqa: E402
-from ui.display import chip, colored_text, origin_legend  # noqa: E402
-from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS  # noqa: E402
-
 TIMEOUT = 300
 STEPS = 5
 
@@ -163,6 +163,18 @@ def test_a_link_opens_its_step():
     assert step_shown(at) == 4 and not at.warning
 
 
+def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
+    """README's seed 130 keeps all four drafts: step 4 marks the fifth token as the bonus, not a
+    correction, and the takeaway says it came from the same pass for free."""
+    at = page("walkthrough", step="4", seed="130")
+    no_exception(at)
+    (sentence,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
+    assert sentence.count('title="kept"') == WALKTHROUGH_GAMMA
+    assert 'title="bonus"' in sentence and "← bonus" in sentence and "correction" not in sentence
+    (takeaway,) = at.success.values
+    assert takeaway.startswith("Because nothing was rejected,") and "for free" in takeaway
+
+
 def draws(at: AppTest) -> tuple:
     """Everything on step 3 that depends on the coin flips: takeaway, chart caption, table."""
     rows = [df.value.to_dict("records") for df in at.dataframe]
@@ -227,6 +239,13 @@ TAMPERED = [
     ("race", "tokens", "9", 48),
     ("playground", "prompt", "x" * 5000, DEFAULT_PROMPT),
     ("race", "stop", "2", 0.0),
+    ("walkthrough", "seed", str(2**31), DEFAULT_SEED),  # one above the largest seed
+    ("walkthrough", "step", "0", 1),
+    ("walkthrough", "predict", "2", False),
+    ("playground", "gamma", "2.5", 4),  # a whole number only
+    ("playground", "prompt", "  ", DEFAULT_PROMPT),  # blank
+    ("playground", "noise", "1.5", 0.0),
+    ("playground", "noise", "0.33", 0.0),  # in range, but no slider shows it
 ]
 
 
@@ -440,7 +459,7 @@ def test_thread_page_shows_target_pass_metrics():
     assert 0 < passes <= tokens
     assert metrics["Tokens per target pass"] == f"{tokens / passes:.2f}"
     assert len(at.chat_message) == 2
-    assert at.caption[-1].value.startswith(f"γ = {lessons.thread.REPLY_GAMMA}, temperature 0.7")
+    assert at.caption[-1].value.startswith(f"γ = {lessons.thread.REPLY_GAMMA}, temperature {lessons.thread.REPLY_TEMPERATURE}")
 
 
 def test_so_what_page_runs():
@@ -490,7 +509,7 @@ def test_playground_reacts_to_gamma():
 
 
 def test_playground_counts_a_text_that_ended_early():
-    at = page("playground", seed="2")  # this draw writes the end-of-text token before 48 tokens
+    at = page("playground", seed="8")  # this draw writes the end-of-text token before 48 tokens
     no_exception(at)
     (label,) = [m.label for m in at.metric if m.label.startswith("Target passes for ")]
     written = int(label.split()[3])
@@ -519,23 +538,63 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     assert at.sidebar.selectbox[0].value == drafter_names()[0]
 
 
-@pytest.mark.parametrize("stop", ["0", "0.5"])
-def test_race_at_temperature_zero_writes_the_same_text(stop, monkeypatch):
-    """With or without the draft's early stop; the early stop reaches the speculative lane."""
+def test_race_at_temperature_zero_writes_the_same_text(monkeypatch):
+    """With or without the draft's early stop; the early stop reaches the speculative lane,
+    whose rounds then draft fewer tokens."""
+    real, per_round = ui.race.stream, {}
+    for stop in ("0", "0.5"):
+        asked = []
+        monkeypatch.setattr(ui.race, "stream", lambda *a, **k: asked.append((a[3], k)) or real(*a, **k))
+        at = page("race", temperature="0", tokens="16", stop=stop)
+        no_exception(at)
+        assert not at.warning and at.session_state["stop"] == float(stop)
+        button(at, "Start the race").click().run()
+        no_exception(at)
+        metrics = {m.label: m.value for m in at.metric}
+        assert metrics["Same text?"] == "yes" and metrics["Drafts per round"].endswith("of 4")
+        per_round[stop] = float(metrics["Drafts per round"].split()[0])
+        assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
+                                                     ("target", {"stop_below": float(stop)})]
+    assert per_round["0.5"] < per_round["0"]
+
+
+def test_the_noise_slider_reaches_generate(monkeypatch):
+    """The draft noise from the link, then from the slider, is what the playground generates
+    with."""
     asked = []
-    real = ui.race.stream
-    monkeypatch.setattr(ui.race, "stream", lambda *a, **k: asked.append((a[3], k)) or real(*a, **k))
-    at = page("race", temperature="0", tokens="8", stop=stop)
+    real = ui.playground.generate
+
+    def spy(*args, **kwargs):
+        call = inspect.signature(real).bind(*args, **kwargs)
+        call.apply_defaults()
+        asked.append(call.arguments["draft_noise"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ui.playground, "generate", spy)
+    ui.playground.run.clear()  # a cached result would not call generate at all
+    at = page("playground", noise="0.35")
     no_exception(at)
-    assert not at.warning and at.session_state["tokens"] == 8 and at.session_state["stop"] == float(stop)
-    button(at, "Start the race").click().run()
+    at.slider(key="noise").set_value(0.8).run()
     no_exception(at)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Same text?"] == "yes"
-    per_round = float(metrics["Drafts per round"].split()[0])
-    assert metrics["Drafts per round"].endswith("of 4") and (per_round < 4) == (stop != "0")
-    assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
-                                                 ("target", {"stop_below": float(stop)})]
+    assert asked == [0.35, 0.8]
+
+
+@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "playground", "race"])
+def test_a_missing_model_file_shows_one_error_naming_its_fix(name, monkeypatch, tmp_path):
+    """Without the target's wheel or a converted copy, every page that needs the models shows
+    the loader's ModelFileError, with the command that fixes it, and stops there."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda module, *a, **k: None if module == catalog.GGUF_PACKAGE else real(module, *a, **k))
+    monkeypatch.setattr(specdec_core.models, "MODEL_CACHE", tmp_path / "cache")
+    # the server's cached target stays cached; a fresh load is what meets the missing file
+    monkeypatch.setattr(ui.models, "_target", lambda: specdec_core.models.load_target("cpu"))
+    ui.models._pair.clear()
+    at = page(name)
+    no_exception(at)
+    (error,) = at.error.values
+    assert "is not installed" in error and error.endswith(f"Fix it with: {catalog.SETUP_COMMAND}")
+    assert not at.metric and not at.get("plotly_chart")  # stopped before anything it computes
 
 
 def test_race_lanes_name_the_chosen_drafter():
@@ -630,6 +689,24 @@ def test_a_prompt_over_the_limit_is_cut_with_a_message(name):
     assert at.query_params["prompt"] == kept
     at.text_area(key="prompt").input("Where is my invoice?").run()  # the message goes with the cut
     assert not at.warning and at.session_state["prompt"] == "Where is my invoice?"
+
+
+def test_markdown_in_a_token_is_shown_as_written():
+    assert plain_markdown("“␣**” costs $5, a_b `x` [a](b) #1 <i> ~ | \\") == \
+        "“␣\\*\\*” costs \\$5, a\\_b \\`x\\` \\[a\\](b) \\#1 \\<i\\> \\~ \\| \\\\"
+
+
+def test_a_token_that_reads_as_markdown_stays_plain_in_the_walkthrough(monkeypatch):
+    """Tokens such as “**” or “$” are in the vocabulary; the sentences around them are
+    markdown, so each sentence that quotes tokens shows them escaped."""
+    monkeypatch.setattr(lessons.scenario.Scenario, "label", lambda self, token: "**$x$**")
+    at = page("walkthrough", step="1")
+    no_exception(at)
+    escaped = "“\\*\\*\\$x\\$\\*\\*”"
+    assert escaped in at.success[0].value
+    assert any(escaped in c.value for c in at.caption)  # the chart's text alternative
+    at = page("walkthrough", step="3", predict="1")
+    assert escaped in at.info[0].value
 
 
 def test_html_in_a_prompt_is_shown_escaped():

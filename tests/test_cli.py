@@ -1,6 +1,7 @@
 """Tests for the command line (python -m specdec_core) and the side-by-side benchmark."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import types
 import pytest
 import torch
 
+from specdec_core import catalog, models
+from specdec_core.__main__ import main
 from specdec_core.bench import compare_methods
 from specdec_core.engine import generate
 from specdec_core.catalog import ROOT
@@ -70,6 +73,26 @@ def test_bad_input_exits_2_with_one_error_line(args, message):
     assert message in errors[0]
 
 
+@pytest.mark.parametrize("argv", [
+    ["generate", "--prompt", "Hello", "--drafter", "early-exit-6", "--device", "cpu"],
+    ["bench", "--drafter", "early-exit-6", "--device", "cpu"],
+    ["prepare"],
+])
+def test_a_missing_model_file_exits_2_naming_its_fix(argv, monkeypatch, tmp_path, capsys):
+    """No target wheel and no converted copy (as test_models.py builds it): the loader's
+    ModelFileError becomes one `error:` line with the fixing command, and exit code 2."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == catalog.GGUF_PACKAGE else real(name, *a, **k))
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("error: The target model file") and "is not installed" in line
+    assert line.endswith(f"Fix it with: {catalog.SETUP_COMMAND}")
+
+
 def test_output_nobody_reads_is_not_an_error():
     """A reader that stops early (`| head`; here `| true`, which reads nothing) gets no
     BrokenPipeError traceback."""
@@ -106,6 +129,17 @@ def test_help_and_usage_errors_come_before_torch_is_imported(module, args, code)
                "    print('exit', end.code, 'torch' in sys.modules, file=sys.stderr)")
     run = python("-c", program)
     assert run.stderr.strip().splitlines()[-1] == f"exit {code} False", run.stderr
+
+
+def test_distill_train_asks_for_the_corpus_it_needs(tmp_path):
+    from specdec_core.distill.__main__ import main as distill
+
+    with pytest.raises(SystemExit) as end:
+        distill(["train", "--data", str(tmp_path), "--shards", "3", "--val-shards", "1"])
+    assert str(end.value.code) == (f"error: 4 corpus shards are missing from {tmp_path}; write them "
+                                   "first with `python -m specdec_core.distill corpus` (about 65 "
+                                   "minutes on 2 cores), or run the stage `all`")
+    assert not any(tmp_path.iterdir())  # nothing written, no model loaded
 
 
 @pytest.mark.parametrize("args", [["--shards", "0"], ["--batch", "0"], ["--new-tokens", "0"],
@@ -202,8 +236,6 @@ def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
 
 
 def test_speed_settings_read_gamma_and_early_stop(tmp_path):
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
     from speed import setting
     assert setting("4") == (4, 0.0) and setting("8@0.5") == (8, 0.5)
     run = script("speed.py", "--settings", "4@high")
@@ -213,8 +245,6 @@ def test_speed_settings_read_gamma_and_early_stop(tmp_path):
 def test_modelled_speedup_prices_each_round_by_its_drafts():
     """Two generations: rounds of 1 and 3 drafts writing 2 and 4 tokens, and one of 2 drafts
     writing 1. Cost: n·c + v(n) per round; target alone pays 1 per token."""
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
     from early_stop import modelled_speedup
 
     def result(*rounds):
@@ -230,16 +260,12 @@ def test_modelled_speedup_prices_each_round_by_its_drafts():
 def test_costs_are_priced_at_the_median_of_their_timings():
     """Three timings of (c, v): each figure's median, v taken n by n, so one stray timing of
     one pass does not price every setting."""
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
     from early_stop import median_costs
     timings = [(0.08, {1: 1.0, 2: 1.05}), (0.07, {1: 1.1, 2: 1.31}), (0.09, {1: 0.9, 2: 1.24})]
     assert median_costs(timings) == (0.08, {1: 1.0, 2: 1.24})
 
 
 def test_copy_guess_takes_the_latest_earlier_match():
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
     from copy_drafts import copy_guess
 
     assert copy_guess([5, 6, 7, 5, 6], 2) == 7

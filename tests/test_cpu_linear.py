@@ -10,7 +10,7 @@ from torch import nn
 
 from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, is_half_exact,
                                      use_cpu_kernels, use_half_weights)
-from specdec_core.quality import best_gamma, verify_cost
+from specdec_core.quality import best_gamma, pass_seconds, verify_cost
 from specdec_core.sampling import expected_speedup
 
 ROW_SHAPES = [(1, 96), (1, 1, 96), (1, 2, 96), (1, 3, 96), (1, 5, 96), (2, 4, 96), (1, 9, 96),
@@ -52,6 +52,16 @@ def test_transposed_input_gives_the_same_product():
 
 
 @pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_switching_back_drops_the_copies_of_the_weights():
+    """A model trained after inference (distillation) must not keep packed copies alive."""
+    _, fast = linear_pair(False)
+    with torch.no_grad():
+        fast(torch.randn(STREAM_ROWS + 3, 96))
+    assert "_packed_weight" in fast.__dict__
+    use_cpu_kernels(fast, enabled=False)
+    assert type(fast) is nn.Linear and "_packed_weight" not in fast.__dict__
+
+
 def test_packed_weight_is_used_and_follows_weight_changes():
     """Above STREAM_ROWS rows without gradients the packed copy serves the product; changing
     the weight in place packs it again, so the product never uses stale weights."""
@@ -170,7 +180,8 @@ def test_loaded_models_pack_even_where_gradients_are_on(pair):
 def test_a_loaded_pair_is_packed_before_its_first_pass():
     """Packing at load keeps its cost out of the first generation (the race times that).
     Nimbus-mini, stored in float16, takes the float16 product in every layer; the target, whose
-    weights are not float16 values, takes none."""
+    weights are not float16 values, takes none. A fresh load on purpose: the session's pair has
+    run passes already."""
     from specdec_core.models import load_pair
     fresh = load_pair("nimbus-mini", device="cpu")
     target = [m for m in fresh.target.modules() if isinstance(m, CPULinear)]
@@ -180,13 +191,14 @@ def test_a_loaded_pair_is_packed_before_its_first_pass():
     assert not any("_packed_weight" in m.__dict__ for m in drafter)  # no second copy
 
 
-def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair):
-    context = pair.tokenizer("Your export failed because your account was locked",
-                             add_special_tokens=False)["input_ids"]
+def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
+    context = ids_of(pair, "Your export failed because your account was locked")
     for positions in (1, 5):  # a ratio of two timings: positive and finite, never asserted tighter
         assert 0.0 < verify_cost(pair, context, positions, repeats=3) < float("inf")
     with pytest.raises(ValueError, match="positions must lie in"):
         verify_cost(pair, context, len(context))
+    # the walkthrough times a one-token prompt's pass too: no cached prefix at all
+    assert all(t > 0 for t in pass_seconds(pair, context[:1] * 5, 5, repeats=2))
 
 
 def test_expected_speedup_divides_by_the_verify_cost():

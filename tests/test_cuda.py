@@ -44,11 +44,7 @@ def cuda_pair():
         return pair_with(target, tokenizer, "nimbus-mini")
 
 
-def ids_of(pair, text: str) -> list[int]:
-    return pair.tokenizer(text, add_special_tokens=False)["input_ids"]
-
-
-def test_pair_lives_on_the_gpu(cuda_pair):
+def test_pair_lives_on_the_gpu(cuda_pair, ids_of):
     assert cuda_pair.device.startswith("cuda")
     for model in (cuda_pair.target, cuda_pair.drafter):
         assert all(t.is_cuda for t in model.parameters())
@@ -79,7 +75,7 @@ def test_greedy_speculative_equals_target(cuda_pair, gamma):
     assert ref.token_ids and res.token_ids == ref.token_ids
 
 
-def test_greedy_target_matches_transformers_generate(cuda_pair):
+def test_greedy_target_matches_transformers_generate(cuda_pair, ids_of):
     ids, n = ids_of(cuda_pair, EXPORT), 16
     with torch.inference_mode():
         out = cuda_pair.target.generate(torch.tensor([ids], device=DEVICE), do_sample=False,
@@ -94,7 +90,7 @@ def test_transformers_reference_runs_on_the_gpu(cuda_pair):
     assert 0 < new <= 16 and seconds > 0
 
 
-def test_first_token_follows_target_on_the_gpu(cuda_pair):
+def test_first_token_follows_target_on_the_gpu(cuda_pair, ids_of):
     """N_SEEDS speculative runs (gamma 2, temperature 1, top_k 5) with the target drafting for
     itself through a draft blended 30 % with the uniform distribution: about 7 drafts in 10
     are kept, the rest corrected, and the first token follows the target's top-5 p."""
@@ -114,9 +110,10 @@ def test_first_token_follows_target_on_the_gpu(cuda_pair):
     assert chisquare(counts, N_SEEDS * p[top] / p[top].sum()).pvalue > ALPHA
 
 
-def test_lesson_round_and_timers_wait_for_the_gpu(cuda_pair, monkeypatch):
+def test_lesson_round_and_timers_wait_for_the_gpu(cuda_pair, monkeypatch, ids_of):
     """The walkthrough's round builds on the GPU, and every timer waits for the GPU's queued
-    work (a clock read without it would time only the kernel launches)."""
+    work (a clock read without it would time only the kernel launches). The timings come back
+    positive; how they compare is for the benchmarks, not asserted here."""
     waits = []
     real = torch.cuda.synchronize
     monkeypatch.setattr(timing.torch.cuda, "synchronize", lambda *a: (waits.append(a), real(*a)))
@@ -125,6 +122,6 @@ def test_lesson_round_and_timers_wait_for_the_gpu(cuda_pair, monkeypatch):
     assert waits, "the single-pass timer did not wait for the GPU"
     waits.clear()
     context = ids_of(cuda_pair, EXPORT * 4)
-    assert 0 < step_cost(cuda_pair, context, repeats=3) < 1
+    assert step_cost(cuda_pair, context, repeats=3) > 0
     assert verify_cost(cuda_pair, context, 5, repeats=3) > 0
     assert len(waits) >= 2 * 3 * 2  # both timed calls, every repeat, both measurements

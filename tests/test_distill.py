@@ -10,7 +10,6 @@ from specdec_core.distill.corpus import GREEDY_AFTER, build_corpus, load_corpus,
 from specdec_core.distill.train import select_vocab, train
 from specdec_core.engine import generate
 from specdec_core.catalog import ASSETS, drafter_names
-from specdec_core.models import load_pair
 from specdec_core.quality import text_overlap
 
 SHIPPED = ("nimbus-mini", "nimbus-mini-early")
@@ -28,14 +27,13 @@ def test_shipped_drafter_is_safetensors_and_small(name):
     assert card["recipe"]["layers"] >= 1 and card["reduced_vocab"] == card["recipe"]["vocab"]
 
 
-def test_shipped_drafter_shares_the_target_tokenizer_and_vocabulary(pair):
-    mini = load_pair("nimbus-mini", device="cpu")
+def test_shipped_drafter_shares_the_target_vocabulary_and_embeddings(pair, pair_named):
+    mini = pair_named("nimbus-mini")
     vocab_map = mini.drafter.vocab_map.numpy()
     assert mini.drafter.config.vocab_size == pair.vocab_size
     assert vocab_map.min() >= 0 and vocab_map.max() < pair.vocab_size
     assert len(np.unique(vocab_map)) == len(vocab_map)
     assert pair.tokenizer.eos_token_id in vocab_map  # the draft can propose ending a reply
-    assert mini.tokenizer.get_vocab() == pair.tokenizer.get_vocab()
     assert mini.drafter.model.embed_tokens is mini.target.model.embed_tokens  # shared, not stored
 
 
@@ -47,7 +45,7 @@ def test_tiny_training_run_lowers_the_loss(pair, tmp_path):
     assert shards[0]["top_p"].shape[:2] == (4, 12)
     vocab = select_vocab(shards, 512, pair.tokenizer.eos_token_id, pair.vocab_size)
     assert len(vocab) == 512 and pair.tokenizer.eos_token_id in vocab.tolist()
-    _, history = train(pair.target, shards, shards, layers=1, vocab=512, epochs=12, lr=3e-3,
+    _, history = train(pair.target, shards, layers=1, vocab=512, epochs=12, lr=3e-3,
                        tv_weight=1.0, seed=0, rows=2, log=lambda *a, **k: None)
     losses = [loss for _, loss, _ in history]
     assert len(losses) == 24
@@ -79,32 +77,45 @@ def test_greedy_shards_follow_the_argmax_after_a_sampled_start(pair, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def fixed_text(pair):
+def fixed_text(pair, ids_of):
     """A continuation the target wrote itself at temperature 1 (not in the training corpus)."""
     prompt = "The lighthouse keeper climbed the stairs one last time and"
-    ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    ids = ids_of(pair, prompt)
     out = generate(pair, prompt, 80, "target", temperature=1.0, seed=11)
     return ids + out.token_ids, len(ids)
 
 
-def test_better_named_drafters_accept_more(fixed_text):
+def test_better_named_drafters_accept_more(fixed_text, pair_named):
     """The ladder the playground offers is real: each step up has a higher measured alpha."""
     ids, start = fixed_text
-    alpha = {name: float(text_overlap(load_pair(name, device="cpu"), ids, start)[0].mean())
+    alpha = {name: float(text_overlap(pair_named(name), ids, start)[0].mean())
              for name in ("early-exit-4", "nimbus-mini-early", "nimbus-mini")}
     assert alpha["early-exit-4"] < alpha["nimbus-mini-early"] < alpha["nimbus-mini"]
     names = drafter_names()
     assert names.index("nimbus-mini-early") < names.index("nimbus-mini")
 
 
-def test_default_walkthrough_round_shows_every_part_of_the_rule():
+def test_default_walkthrough_round_shows_every_part_of_the_rule(pair_named):
     """The walkthrough's default link, drafted by the shipped Nimbus-mini, keeps a guess with
     p >= q, keeps one by the coin (p < q), and ends on a rejection and a correction."""
     from lessons.scenario import build_scenario
     from ui.settings import DEFAULT_SEED
 
-    sc = build_scenario(load_pair("nimbus-mini", device="cpu"), seed=DEFAULT_SEED)
+    sc = build_scenario(pair_named("nimbus-mini"), seed=DEFAULT_SEED)
     kept = sc.draft_tokens[:sc.record.n_accepted]
     p_at_least_q = [sc.p_dists[i][t] >= sc.q_dists[i][t] for i, t in enumerate(kept)]
     assert any(p_at_least_q) and not all(p_at_least_q)
     assert not sc.record.bonus and sc.record.tokens[-1] != sc.draft_tokens[sc.record.n_accepted]
+
+
+def test_readme_seed_130_round_keeps_every_draft_and_adds_a_bonus(pair_named):
+    """README's second round to show, /?step=3&seed=130: all four of Nimbus-mini's drafts are
+    kept, and the same target pass gives a fifth token, the bonus, from its last row."""
+    from lessons.scenario import WALKTHROUGH_GAMMA, build_scenario
+
+    sc = build_scenario(pair_named("nimbus-mini"), seed=130)
+    assert sc.record.n_accepted == WALKTHROUGH_GAMMA == 4 and sc.record.bonus
+    assert sc.record.tokens[:4] == sc.draft_tokens and len(sc.record.tokens) == 5
+    assert sc.p_dists[4][sc.record.tokens[4]] > 0  # drawn from p at the bonus position
+    # the words README quotes for this round
+    assert [sc.labels[t] for t in sc.record.tokens] == [" order", " is", " not", " available", " for"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,20 +12,17 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story  # noqa: E402
-from lessons.chart import enlarged, legible, lifted_title  # noqa: E402
-from lessons.playground import summarize  # noqa: E402
-from lessons.scenario import Scenario  # noqa: E402
-from lessons.steps import STEPS, step  # noqa: E402
-from lessons.style import prob_is, prob_pair, prob_text, says, visible  # noqa: E402
-from specdec_core.sampling import (  # noqa: E402
+from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story
+from lessons.chart import enlarged, legible, lifted_title
+from lessons.playground import summarize
+from lessons.scenario import Scenario
+from lessons.steps import STEPS, step
+from lessons.style import prob_is, prob_pair, prob_text, says, visible
+from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
 )
-from specdec_core.warping import Sampling  # noqa: E402
+from specdec_core.warping import Sampling
 
 V = 8
 GAMMA = 3
@@ -379,7 +375,13 @@ def test_speedup_and_position_charts():
 
 # --- Monte Carlo ---------------------------------------------------------------------------
 
-N_MC = 200_000  # rounds per rule; the sampling noise in TV is ~0.002 at this N and vocab
+N_MC = 200_000  # rounds per rule
+# The total variation of N_MC exact samples of P_MC from P_MC itself (4 live tokens) averages
+# 0.0014; its 99.9 % quantile is 0.0039 and its 99.99 % quantile 0.0045 (100,000 multinomial
+# draws, numpy seed 123). A correct rule stays below 0.005 except about 1 time in 30,000; a rule
+# whose output is 0.009 or more from p is caught at least 999 times in 1,000 (triangle
+# inequality), where a threshold of 0.01 let rules up to 0.014 away through.
+TV_MC = 0.005
 P_MC = np.array([0.5, 0.25, 0.15, 0.1, 0.0])
 Q_MC = np.array([0.1, 0.1, 0.2, 0.3, 0.3])
 
@@ -387,7 +389,7 @@ Q_MC = np.array([0.1, 0.1, 0.2, 0.3, 0.3])
 def test_accept_or_correct_reproduces_p():
     freq = montecarlo.simulate(P_MC, Q_MC, N_MC, np.random.default_rng(0))
     assert freq.sum() == pytest.approx(1.0)
-    assert montecarlo.total_variation(freq, P_MC) < 0.01
+    assert montecarlo.total_variation(freq, P_MC) < TV_MC
     np.testing.assert_allclose(output_distribution(P_MC, Q_MC), P_MC, atol=1e-12)
 
 
@@ -542,8 +544,7 @@ def record(outcomes: list[bool], gamma: int = 3) -> RoundRecord:
     checks = tuple(check(i, ok) for i, ok in enumerate(outcomes))
     bonus = all(outcomes) and len(outcomes) == gamma
     n_tokens = sum(outcomes) + 1
-    return RoundRecord((1,) * gamma, checks, (1,) * n_tokens, None if bonus else np.ones(1),
-                       None if bonus else 1.0, bonus)
+    return RoundRecord((1,) * gamma, checks, (1,) * n_tokens, None if bonus else 1.0, bonus)
 
 
 def test_summarize_per_position_rates():

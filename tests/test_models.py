@@ -34,8 +34,8 @@ def logits(model, ids):
 
 # --- the pair --------------------------------------------------------------------------------
 
-def test_pair_distributions_shapes(pair):
-    ids = pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+def test_pair_distributions_shapes(pair, ids_of):
+    ids = ids_of(pair, PHRASE)
     p, q = pair.distributions(ids)
     assert pair.vocab_size == V
     for d in (p, q):
@@ -53,10 +53,10 @@ def test_tokenizer_round_trip(pair):
     assert pair.tokenizer.eos_token_id is not None
 
 
-def test_nimbus_mini_loads_and_drafts():
-    mini_pair = load_pair("nimbus-mini", device="cpu")
+def test_nimbus_mini_loads_and_drafts(pair_named, ids_of):
+    mini_pair = pair_named("nimbus-mini")
     assert isinstance(mini_pair.drafter, NimbusMini)
-    ids = mini_pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
+    ids = ids_of(mini_pair, PHRASE)
     p, q = mini_pair.distributions(ids)
     assert p.shape == q.shape == (len(ids), V)
     assert np.allclose(q.sum(axis=1), 1.0, atol=1e-4)
@@ -68,7 +68,7 @@ def test_nimbus_mini_loads_and_drafts():
     assert spec.token_ids == ref.token_ids
 
 
-def test_nimbus_mini_float16_products_keep_its_distribution(pair):
+def test_nimbus_mini_float16_products_keep_its_distribution(pair, ids_of):
     """Loaded for the app, Nimbus-mini multiplies by float16 copies of its float16-stored weights.
     Its q is that of the same weights through the library's float32 products, to rounding."""
     from specdec_core.cpu_linear import CPULinear
@@ -76,8 +76,7 @@ def test_nimbus_mini_float16_products_keep_its_distribution(pair):
     shipped = load_drafter("nimbus-mini", pair.target)
     reference = load_nimbus_mini(catalog.ASSETS / "nimbus-mini", pair.target)
     assert not any(isinstance(m, CPULinear) for m in reference.modules())
-    ids = pair.tokenizer(PHRASE + " file was too large for the free plan, so please try again.",
-                         add_special_tokens=False)["input_ids"]
+    ids = ids_of(pair, PHRASE + " file was too large for the free plan, so please try again.")
     with torch.inference_mode():
         q = torch.softmax(shipped.logits(torch.tensor([ids]), DynamicCache()), -1)
         q_ref = torch.softmax(reference.logits(torch.tensor([ids]), DynamicCache()), -1)
@@ -294,6 +293,8 @@ def test_no_pickle_files_shipped_or_cached():
 
 
 def test_loading_never_calls_torch_load(pair, monkeypatch, tmp_path):
+    """A fresh load_pair on purpose: the session's pair was loaded before torch.load was
+    made to fail."""
     def refuse(*args, **kwargs):
         raise AssertionError("torch.load was called")
 

@@ -19,8 +19,8 @@ def test_the_target_drafting_for_itself_scores_one(self_pair):
     assert s.alpha == pytest.approx(1.0, abs=1e-5) and s.argmax_agreement == 1.0
 
 
-def test_windows_score_every_token_but_each_windows_first(pair):
-    ids = pair.tokenizer(TEXT, add_special_tokens=False)["input_ids"]
+def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
+    ids = ids_of(pair, TEXT)
     n, window = len(ids), 16
     s = score_text(pair, TEXT, window=window)
     windows = -(-n // window)

@@ -46,19 +46,32 @@ def test_forced_accept_ignores_u():
         assert rec.tokens == (x, 2) and rec.bonus
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_forced_reject_corrects_from_residual(seed):
-    """p(x) = 0 is rejected even at u = 0, and the correction comes from max(0, p-q)/Z, never x."""
-    q, p = norm([4, 1, 1, 1]), norm([0, 1, 2, 3])
-    rng = np.random.default_rng(seed)
-    rec = speculative_round([0], [q], [p, norm([1, 1, 1, 1])], FakeRng(0.0, rng.random()))
-    expected_res = np.maximum(0, p - q)
+# q = [4,1,1,1]/7, p = [0,1,2,3]/6: max(0, p - q) = [0, 1/42, 4/21, 5/14], Z = 4/7, and the
+# residual is [0, 1/24, 1/3, 5/8] (token 1 too: p(1) = 1/6 > q(1) = 1/7)
+Q_REJ, P_REJ = norm([4, 1, 1, 1]), norm([0, 1, 2, 3])
+RESIDUAL_REJ = np.array([0, 1 / 24, 1 / 3, 5 / 8])
+
+
+@pytest.mark.parametrize("u, token", [(0.0, 1), (0.04, 1), (0.05, 2), (0.37, 2), (0.38, 3),
+                                      (1 - 2**-53, 3)])
+def test_forced_reject_corrects_from_residual(u, token):
+    """p(x) = 0 is rejected even at u = 0, and the correction inverts the residual's CDF
+    [0, 1/24, 3/8, 1] with the next uniform: never the rejected draft, and token 1 below 1/24."""
+    rec = speculative_round([0], [Q_REJ], [P_REJ, norm([1, 1, 1, 1])], FakeRng(0.0, u))
     assert rec.checks[0].accept_prob == 0.0 and not rec.checks[0].accepted
-    assert rec.tokens[0] != 0 and len(rec.tokens) == 1 and not rec.bonus
-    np.testing.assert_allclose(rec.residual, expected_res / expected_res.sum(), atol=1e-15)
-    assert rec.residual_mass == pytest.approx(expected_res.sum(), abs=1e-15)
-    assert rec.residual[rec.tokens[0]] > 0  # token 1 has p = q: it is not in the residual
-    assert rec.tokens[0] in (2, 3)
+    assert rec.tokens == (token,) and not rec.bonus
+    assert rec.residual_mass == pytest.approx(4 / 7, abs=1e-15)
+
+
+def test_correction_is_distributed_as_the_residual():
+    """20,000 forced rejections with a seeded Generator: the corrections never repeat the
+    rejected token and follow [1/24, 1/3, 5/8] on tokens 1..3 (chi-square, smallest expected
+    count 833). Drawing the correction from p instead, [1/6, 1/3, 1/2], gives p < 1e-100."""
+    rng = np.random.default_rng(3)
+    rows = [P_REJ, norm([1, 1, 1, 1])]
+    tokens = [speculative_round([0], [Q_REJ], rows, rng).tokens[0] for _ in range(N)]
+    assert 0 not in tokens
+    assert chi2_p(tokens, RESIDUAL_REJ) > ALPHA_P
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -79,7 +92,7 @@ def test_all_accept_emits_bonus_from_last_target_row():
     p = [norm([1, 1, 1, 1, 1])] * 3 + [np.eye(5)[4]]
     rec = speculative_round([0, 3, 2], q, p, np.random.default_rng(7))
     assert rec.tokens == (0, 3, 2, 4) and rec.bonus and rec.n_accepted == 3 == rec.gamma
-    assert rec.residual is None and rec.residual_mass is None
+    assert rec.residual_mass is None
 
 
 # --- 2. exact enumeration ------------------------------------------------------------------
@@ -167,8 +180,12 @@ cached_simulate = lru_cache(maxsize=None)(simulate)
 
 
 def chi2_p(samples, probs) -> float:
+    """Chi-square p-value of integer samples against probs; bins of probability 0 must be empty
+    and are left out (their expected count of 0 has no chi-square term)."""
     counts = np.bincount(np.asarray(samples), minlength=len(probs))
-    return chisquare(counts, len(samples) * np.asarray(probs)).pvalue
+    live = np.asarray(probs) > 0
+    assert not counts[~live].any(), "a sample fell where the distribution has no mass"
+    return chisquare(counts[live], len(samples) * np.asarray(probs)[live]).pvalue
 
 
 @pytest.mark.parametrize("gamma", [1, 3])
@@ -317,11 +334,14 @@ def test_expected_tokens_is_mean_of_length_distribution(alpha, gamma):
 
 def test_expected_tokens_given_drafts_matches_the_coin_flips():
     """Fixed drafts, fresh coin flips: the mean round length over 20,000 rounds lies within
-    0.04 (over 4 standard errors: the length's spread is at most 1.5) of 1 + sum_k prod a_i."""
+    0.04 of 1 + sum_k prod a_i. The keeps are 2/3, 9/32 and 7/16, so every length from 1 to 4
+    occurs; the length's standard deviation is 0.87 here, a standard error of 0.0062, and 0.04
+    is 6.5 of them (a length in 1..4 has a standard deviation of at most 1.5: 3.8 of them)."""
     q_rows = [norm([3, 1, 1, 1, 1, 1]), norm([1, 4, 1, 1, 1, 1]), norm([1, 1, 2, 1, 1, 1])]
-    p_rows = [norm([2, 2, 1, 1, 1, 1]), norm([1, 1, 3, 1, 1, 1]), norm([1, 1, 3, 1, 1, 1]), norm([1] * V)]
+    p_rows = [norm([2, 2, 1, 1, 1, 1]), norm([1, 1, 3, 1, 1, 1]), norm([2, 2, 1, 1, 1, 1]), norm([1] * V)]
     drafts = [0, 1, 2]
     keeps = [acceptance_probability(p[x], q[x]) for x, p, q in zip(drafts, p_rows, q_rows)]
+    assert keeps == pytest.approx([2 / 3, 9 / 32, 7 / 16], abs=1e-15)
     rng = np.random.default_rng(5)
     lengths = [len(speculative_round(drafts, q_rows, p_rows, rng).tokens) for _ in range(20_000)]
     assert abs(np.mean(lengths) - expected_tokens_given_drafts(keeps)) < 0.04

@@ -7,12 +7,22 @@ from lessons.thread import REPLY_TOKENS, token_pieces, write_reply
 
 
 @pytest.mark.parametrize("text", ["Hello 😀 world", "ünïcödé 漢字 ok", "plain text", "<b>&amp;</b>"])
-def test_pieces_join_to_the_text_without_replacement_characters(pair, text):
-    ids = pair.tokenizer(text, add_special_tokens=False)["input_ids"]
+def test_pieces_join_to_the_text_without_replacement_characters(pair, ids_of, text):
+    ids = ids_of(pair, text)
     pieces = token_pieces(pair.tokenizer, ids)
     assert len(pieces) == len(ids)
     assert "".join(pieces) == text
     assert not any("\ufffd" in piece for piece in pieces)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_pieces_worked_out_as_tokens_arrive_are_the_same(pair, ids_of, step):
+    """The race extends its pieces as chunks arrive; a chunk may end inside a character."""
+    ids = ids_of(pair, "Hi 😀😀 ünï 漢字 done")
+    pieces: list[str] = []
+    for end in range(step, len(ids) + step, step):
+        pieces = token_pieces(pair.tokenizer, ids[:end], pieces)
+    assert pieces == token_pieces(pair.tokenizer, ids)
 
 
 def test_reply_counts_every_check_once(pair):

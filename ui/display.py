@@ -10,6 +10,15 @@ from lessons.chart import Chart, enlarged, legible, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label, visible
 
 
+_MARKDOWN = re.compile(r"([\\`*_$\[\]~<>#|])")
+
+
+def plain_markdown(text: str) -> str:
+    """Text shown as written where Streamlit reads markdown: a token such as “**” or “$” in a
+    sentence must not turn the rest bold or into a formula."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
 def show_chart(chart: Chart, key: str) -> None:
     """The chart (larger type in instructor mode) under its title, set as page text that wraps
     at any width; then its text alternative and its numbers."""
@@ -19,7 +28,7 @@ def show_chart(chart: Chart, key: str) -> None:
                 unsafe_allow_html=True)
     # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
     st.plotly_chart(spec, key=key, config={"displayModeBar": False})
-    st.caption(chart.alt)
+    st.caption(plain_markdown(chart.alt))
     with st.expander(f"Table view: {title}"):
         st.dataframe(chart.rows, hide_index=True)
 
@@ -58,7 +67,7 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
     shown = token_label(text) if visible_space else html.escape(text)
     bg = f"background:{color}33;border-bottom:3px {line} {color};" if color else ""
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
-    return (f'<span class="tok" title="{title}" style="{bg}padding:1px 3px;margin:0 1px;'
+    return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
             f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')
 
 

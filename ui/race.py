@@ -33,6 +33,7 @@ class Lane:
         self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
                              int(s.seed), stop_below=s.stop)
         self.ids, self.origins, self.passes, self.clock, self.done = [], [], 0, 0.0, False
+        self.pieces: list[str] = []  # each token's text, extended as tokens arrive
         self.drafted = 0  # tokens the draft proposed, over all rounds
         self.slot = slot
 
@@ -54,11 +55,11 @@ class Lane:
         return len(self.ids) / self.clock if self.clock else 0.0
 
     def draw(self) -> None:
-        pieces = token_pieces(self.pair.tokenizer, self.ids)
+        self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)
         with self.slot.container():
             st.markdown(f"**{side_name(self.method)}**  \n{len(self.ids)} tokens · {self.passes} target "
                         f"passes · {self.rate:.1f} tokens/s")
-            html_block(colored_text(list(zip(pieces, self.origins))))
+            html_block(colored_text(list(zip(self.pieces, self.origins))))
 
 
 def _use_gamma(gamma: int) -> None:

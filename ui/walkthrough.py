@@ -16,7 +16,7 @@ from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.sampling import overlap
 
 from . import focus, settings
-from .display import chip, html_block, metric_row, show_chart
+from .display import chip, html_block, metric_row, plain_markdown, show_chart
 from .models import get_pair, get_scenario
 
 LAST = len(STEPS)
@@ -96,8 +96,8 @@ def _predict_first(sc: Scenario) -> int:
         _last_verdict(*st.session_state.last_guess)
     if shown < len(checks):
         c = checks[shown]
-        st.info(f"Guess first: will “{sc.label(c.token)}” be kept? The target gives it "
-                f"{prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
+        st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
+                f"gives it {prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
                 f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess flips the coin.")
         # one press per coin, and two plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
@@ -188,7 +188,7 @@ def render() -> None:
     if revealed is not None and revealed < len(sc.record.checks):
         st.info("Flip every coin to see what this round kept.", icon=":material/lightbulb:")
     else:
-        st.success(current.takeaway(sc), icon=":material/lightbulb:")
+        st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
     _nav()
     focus.restore()
     settings.save_walkthrough()

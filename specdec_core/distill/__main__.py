@@ -10,6 +10,7 @@
    layers and from its output rows for the 8,192 tokens with the most target probability mass,
    trained 4 epochs on soft cross-entropy + (1 - overlap) against those distributions (about
    27 minutes). Checkpoints: assets/nimbus-mini-early (4% of the steps), assets/nimbus-mini.
+   This stage alone needs the corpus written already; `all` (the default) runs both.
 
 Everything is seeded (--seed); runs with the same thread count give the same weights.
 """
@@ -48,8 +49,26 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
+def corpus_folders(args) -> tuple[tuple[Path, int, int, int], ...]:
+    """(folder, shards, seed, greedy_every) of the training and the validation corpus."""
+    return ((args.data / "train", args.shards, args.seed + 1, args.greedy_every),
+            (args.data / "val", args.val_shards, args.seed + 1_000, 0))
+
+
+def missing_shards(args) -> list[Path]:
+    from .corpus import shard_paths
+
+    return [path for folder, shards, seed, every in corpus_folders(args)
+            for path in shard_paths(folder, shards, seed, every) if not path.exists()]
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)  # before the imports below, so --help and usage errors come at once
+    missing = missing_shards(args) if args.stage == "train" else []
+    if missing:
+        raise SystemExit(f"error: {len(missing)} corpus shards are missing from "
+                         f"{args.data}; write them first with `python -m specdec_core.distill "
+                         "corpus` (about 65 minutes on 2 cores), or run the stage `all`")
     import torch
 
     from ..cpu_linear import use_cpu_kernels
@@ -67,10 +86,9 @@ def main(argv=None) -> None:
     print(f"corpus: Nimbus-large writes {args.shards} + {args.val_shards} shards of {args.batch} "
           f"texts into {args.data} (shards already there are kept; under a minute each on 2 cores)",
           flush=True)
-    train_paths = build_corpus(target, tokenizer, args.data / "train", args.shards, args.batch,
-                               args.new_tokens, seed=args.seed + 1, greedy_every=args.greedy_every)
-    val_paths = build_corpus(target, tokenizer, args.data / "val", args.val_shards, args.batch,
-                             args.new_tokens, seed=args.seed + 1_000)
+    train_paths, val_paths = (
+        build_corpus(target, tokenizer, folder, shards, args.batch, args.new_tokens, seed, every)
+        for folder, shards, seed, every in corpus_folders(args))
     print(f"corpus ready in {time.time() - begin:.0f}s", flush=True)
     if args.stage == "corpus":
         return

@@ -97,17 +97,21 @@ def shard_mode(index: int, greedy_every: int) -> str:
     return "greedy" if greedy_every and index % greedy_every == greedy_every - 1 else "sample"
 
 
+def shard_paths(folder: Path, shards: int, seed: int, greedy_every: int = 0) -> list[Path]:
+    """Where `build_corpus` keeps each shard: the name holds its seed, index and mode."""
+    return [folder / f"shard_{seed}_{s:04d}_{shard_mode(s, greedy_every)}.safetensors"
+            for s in range(shards)]
+
+
 def build_corpus(target, tokenizer, folder: Path, shards: int, batch: int, new_tokens: int,
                  seed: int, greedy_every: int = 0, log=print) -> list[Path]:
     """Write `shards` shards of `batch` continuations each into `folder`; shards already there
     are kept, so an interrupted run resumes."""
     folder.mkdir(parents=True, exist_ok=True)
-    paths, begin = [], time.time()
+    paths, begin = shard_paths(folder, shards, seed, greedy_every), time.time()
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    for s in range(shards):
+    for s, path in enumerate(paths):
         mode = shard_mode(s, greedy_every)
-        path = folder / f"shard_{seed}_{s:04d}_{mode}.safetensors"
-        paths.append(path)
         if path.exists():
             continue
         prompts = make_prompts(tokenizer, batch, seed=seed * 100_003 + s)

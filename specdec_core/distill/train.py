@@ -76,7 +76,7 @@ def evaluate(mini, shards, to_small, tv_weight) -> tuple[float, float]:
     return float(np.mean(losses)), float(np.mean(overlaps))
 
 
-def train(target, train_shards, val_shards, *, layers, vocab, epochs, lr, tv_weight, seed,
+def train(target, train_shards, *, layers, vocab, epochs, lr, tv_weight, seed,
           rows=16, on_checkpoint=None, log=print):
     """Train a NimbusMini; returns (model, history). `on_checkpoint(model, tag, metrics)` is
     called with tag "early" after 4% of the steps."""
@@ -132,7 +132,7 @@ def train_and_save(target, tokenizer, train_paths, val_paths, args) -> None:
         model.save(args.out if tag == "final" else args.early_out, card)
         print(f"saved {tag}: val loss {val_loss:.3f}, val overlap(top-K) {val_overlap:.3f}", flush=True)
 
-    mini, history = train(target, train_shards, val_shards, layers=args.layers, vocab=args.vocab,
+    mini, history = train(target, train_shards, layers=args.layers, vocab=args.vocab,
                           epochs=args.epochs, lr=args.lr, tv_weight=args.tv_weight, seed=args.seed,
                           on_checkpoint=save)
     save(mini, "final", {"step": history[-1][0]})

@@ -1,0 +1,29 @@
+"""The code: the round function as it runs, annotated with the round on screen."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons import code_lesson
+from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
+
+from .models import get_pair, get_scenario
+from .settings import in_the_sidebar
+
+
+def render() -> None:
+    s = st.session_state
+    get_pair(s.drafter)
+    sc = get_scenario(s.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(s.seed))
+    st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
+                f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
+                f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}. "
+                "Unlike many write-ups, the function keeps the **bonus token**: when every draft "
+                "survives, the target's extra distribution is used, not wasted.")
+    # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
+    # cannot scroll sideways, gets them, with every note on a line of its own so that few lines
+    # are long enough to wrap; elsewhere a long line scrolls and the indentation holds
+    wrap = bool(s.present)
+    st.code(code_lesson.annotated_source(sc, apart=wrap), language="python", wrap_lines=wrap)
+    with st.expander("The helpers it calls"):
+        for source in code_lesson.helper_sources():
+            st.code(source, language="python", wrap_lines=wrap)

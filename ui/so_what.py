@@ -1,0 +1,97 @@
+"""So what: the speed story, drawn from what the benchmark scripts saved."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons.speed_story import (early_stop_chart, early_stop_text, load, saved_verify_costs, sweep_chart,
+                                 verify_cost_note)
+from specdec_core.catalog import default_drafter
+from specdec_core.quality import drafter_table
+
+from .display import number_table, show_chart
+
+
+def speed_table() -> bool:
+    """The timed speed-ups (benchmarks/speed.py); False when none were saved."""
+    speed = load("speed.json")
+    if not speed:
+        return False
+    speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
+                              r["gamma"], r["temperature"]))
+    st.header("Speed, measured side by side in one run")
+    # the settings, then the results: the speed-up first, where a projector's width still shows it
+    number_table([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
+                   "early stop": early_stop_text(r.get("stop_below", 0.0)),
+                   "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
+                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
+                   "vs transformers": r["ours_vs_hf"]} for r in speed],
+                 formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
+                          "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
+                 helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
+                        "tokens / pass": "Tokens written per pass of Nimbus-large",
+                        "vs transformers": "Ours against transformers' assisted generation, same pair"},
+                 titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
+                 wide=("target alone", "speculative"))
+    st.caption("From `make bench` (benchmarks/speed.py). With an early stop, a round's draft ends after "
+               "a token the drafter gave less than that probability, so γ is the most a round drafts: "
+               "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
+    return True
+
+
+def drafter_family() -> bool:
+    """The drafter table (benchmarks/drafters.py) and how to read it; False when it is empty."""
+    table = drafter_table()
+    if not table:
+        return False
+    st.header("The drafter family")
+    number_table([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
+                   "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
+                   "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
+                 formats={"α (temperature 1)": "%.3f", "greedy agreement": "%.3f",
+                          "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
+    st.markdown("**How to read it.** **α** is the share of drafts the target keeps in the long run "
+                "(β averaged over many positions, at temperature 1). A draft step costs **c** target "
+                "steps, and the pass that checks γ drafts costs **v** single steps (timed with the "
+                "table; the γ sweep below times v again, in a run of its own). A round then costs "
+                "γc + v steps and writes (1 − α^(γ+1)) / (1 − α) tokens on average; their ratio is the "
+                "expected speed-up, and the best γ is the one that makes it largest.")
+    st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
+               "few milliseconds, so they move a little from run to run, and the charts below, measured "
+               "in other runs, quote slightly different values (a few hundredths of a speed-up). From "
+               "benchmarks/drafters.py.")
+    return True
+
+
+def gamma_sweep() -> bool:
+    """The γ sweep's chart (benchmarks/gamma_sweep.py); False when it was not saved."""
+    sweep = load("gamma_sweep.json")
+    if not sweep:
+        return False
+    show_chart(sweep_chart(sweep), "sweep")
+    verify = saved_verify_costs()
+    if 4 in verify:
+        st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
+    return True
+
+
+def early_stop() -> bool:
+    """What the early stop buys (benchmarks/early_stop.py); False when it was not saved."""
+    early = load("early_stop.json")
+    if not early:
+        return False
+    show_chart(early_stop_chart(early), "early_stop")
+    st.caption(f"Each round is priced at a draft step's cost (c = {early['cost_ratio']:.2f}) per drafted "
+               "token plus the measured cost of the pass that checks them, so settings are compared "
+               "without timing noise. From benchmarks/early_stop.py.")
+    return True
+
+
+def render() -> None:
+    shown = [part() for part in (speed_table, drafter_family, gamma_sweep, early_stop)]
+    if not any(shown):
+        st.info("No measurements yet: run `make bench` to fill this page.")
+    st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
+                "them all. When the draft agrees with the target often, that one pass buys several "
+                "tokens; when it does not, the round still yields one correct token. The distribution "
+                "of the output never changes (at temperature 0 not even the tokens do); only the "
+                "number of expensive steps does.")
