@@ -69,7 +69,7 @@ class Result:
     token_ids: list[int]
     text: str
     origins: list[str]
-    rounds: list[RoundRecord] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)  # as they ran (see Chunk.record)
     stats: Stats = field(default_factory=Stats)
 
 

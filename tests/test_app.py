@@ -117,20 +117,24 @@ def test_shared_settings_survive_a_page_switch():
     assert at.query_params["seed"] == "77" and at.query_params["drafter"] == drafter
 
 
-def test_playground_settings_survive_a_visit_to_other_pages():
+@pytest.mark.parametrize("name, mine", [
+    ("playground", {"gamma": "2", "noise": "0.5", "temperature": "0.5", "prompt": "Dear customer,"}),
+    ("race", {"gamma": "2", "stop": "0.5", "tokens": "32", "prompt": "Dear customer,"}),
+])
+def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.switch_page("views/playground.py")
-    mine = {"gamma": "2", "noise": "0.5", "temperature": "0.5", "prompt": "Dear customer,"}
+    at.switch_page(f"views/{name}.py")
     for key, value in mine.items():
         at.query_params[key] = value
     at.run()
     no_exception(at)
-    for name in ("so_what", "thread", "walkthrough", "playground"):  # no page between draws them
+    for other in ("so_what", "thread", "walkthrough", name):  # no page between draws them
         at.query_params.clear()  # as a click in the navigation menu does
-        at.switch_page(f"views/{name}.py").run()
+        at.switch_page(f"views/{other}.py").run()
         no_exception(at)
-    assert at.slider(key="gamma").value == 2 and at.slider(key="noise").value == 0.5
-    assert at.text_area(key="prompt").value == "Dear customer,"
+    for key, value in mine.items():
+        widget = at.text_area(key=key) if key == "prompt" else at.slider(key=key)
+        assert str(widget.value) == value, key
     assert {k: at.query_params[k] for k in mine} == mine  # and the link says so again
 
 
@@ -358,13 +362,13 @@ def test_predict_first_starts_afresh_for_a_new_round():
     assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
 
 
-@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what", "playground"])
+@pytest.mark.parametrize("name", ["walkthrough", "code", "thread", "so_what", "playground", "race"])
 def test_instructor_mode_can_be_left(name):
     at = page(name, present="1")
     no_exception(at)
     assert at.session_state["present"] is True
     # Esc leaves it, except where a box takes typing: Streamlit lets Esc through from a text box
-    typing = name in ("thread", "playground")
+    typing = name in ("thread", "playground", "race")
     assert button(at, "Leave instructor mode").proto.shortcut == ("" if typing else "escape")
     assert at.query_params["present"] == "1"
     assert any("font-size" in h.value for h in at.get("html"))  # the large-type CSS

@@ -134,27 +134,29 @@ def spy_rounds(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("which", ["pair", "self_pair"])
-def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, which):
+@pytest.mark.parametrize("which, stop_below", [("pair", 0.0), ("self_pair", 0.0), ("pair", 0.4)])
+def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, which, stop_below):
     """For the first rounds: q_dists / p_dists (computed with KV caches, rolled back between
     rounds) equal one full uncached pass over context + drafts at the right rows; the drafts are
     inverse-CDF samples from q with the seeded generator; and speculative_round on those arrays,
-    with the generator in the same state, reproduces the engine's record."""
+    with the generator in the same state, reproduces the engine's record. With an early stop the
+    drafts of a round vary in number, and the caches are rolled back from other lengths."""
     pair = request.getfixturevalue(which)
     seen = spy_rounds(monkeypatch)
     gamma, seed, rounds = 3, 5, 5
     prompt_ids = ids_of(pair, EXPORT)
     rng = np.random.default_rng(seed)
     chunks = list(itertools.islice(
-        iter_speculative(pair, prompt_ids, 200, Sampling(1.0), rng, gamma), rounds))
+        iter_speculative(pair, prompt_ids, 200, Sampling(1.0), rng, gamma, stop_below=stop_below),
+        rounds))
     assert len(seen) == rounds
 
     replay = np.random.default_rng(seed)
     context = list(prompt_ids)
     for chunk, r in zip(chunks, seen):
         assert r["context"] == context  # each round starts where the last one ended
-        n, g = len(context), len(r["drafts"])  # fewer than gamma only after end-of-text
-        assert g == gamma or r["drafts"][-1] == pair.tokenizer.eos_token_id
+        n, g = len(context), len(r["drafts"])  # fewer than gamma after an early stop or end-of-text
+        assert g == gamma or stop_below or r["drafts"][-1] == pair.tokenizer.eos_token_id
         p_full, q_full = pair.distributions(context + r["drafts"])  # float32, (n + g, V)
         assert r["q"].shape == (g, pair.vocab_size)
         assert r["p"].shape == (g + 1, pair.vocab_size)
@@ -168,6 +170,8 @@ def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, wh
         assert any(c.record.bonus for c in chunks)
     else:
         assert any(not c.record.bonus for c in chunks)
+    if stop_below:  # and so were rounds that stopped drafting early
+        assert any(len(r["drafts"]) < gamma for r in seen)
 
 
 def warped(logits: torch.Tensor, sampling: Sampling) -> np.ndarray:

@@ -179,6 +179,25 @@ def test_a_paste_over_the_limit_is_cut_with_a_message(page: Page):
     no_exception(page)
 
 
+def test_a_message_typed_into_the_thread_is_answered_as_written(page: Page):
+    """The thread's box takes a message of one's own: a long one is cut after a whole word,
+    with a message, and markup in it is shown as the characters typed."""
+    page.goto("/thread")
+    expect(page.get_by_text("Target passes, speculative")).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.get_by_role("combobox", name="Customer message").click()
+    typed = "My <b>invoice</b> shows the wrong company name. " * 8  # 384 characters
+    page.keyboard.insert_text(typed.strip())
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("The message had 383 characters")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    asked = page.get_by_test_id("stChatMessage").first
+    expect(asked).to_contain_text("My <b>invoice</b> shows the wrong company name. My <b>")
+    expect(page.locator('[data-testid="stMain"] b', has_text="invoice")).to_have_count(0)
+    expect(page.get_by_text("Target passes, speculative")).to_be_visible()
+    no_exception(page)
+
+
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     page.set_viewport_size({"width": 1024, "height": 768})  # a projector: the lanes start below the fold
     page.goto("/race?tokens=8&temperature=0&present=true")
