@@ -277,7 +277,7 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
             assert at.text_area[0].value == DEFAULT_PROMPT
 
 
-def test_the_link_follows_the_sidebar_on_every_page():
+def test_the_link_follows_the_sidebar_away_from_the_walkthrough():
     at = page("code", seed="5")
     at.sidebar.number_input(key="seed").set_value(123).run()
     no_exception(at)
@@ -380,7 +380,7 @@ def test_instructor_mode_can_be_left(name):
     assert at.sidebar.toggle(key="present").value is False
 
 
-def test_server_side_step_time_and_one_scenario_build(monkeypatch, capsys):
+def test_next_and_back_reuse_one_round_and_one_timing(monkeypatch, capsys):
     """Next/Back must reuse the cached round, and a new seed the timed pass costs. Times are
     printed, never asserted."""
     calls, timings = [], []
@@ -714,6 +714,8 @@ def test_a_token_that_reads_as_markdown_stays_plain_in_the_walkthrough(monkeypat
 
 
 def test_html_in_a_prompt_is_shown_escaped():
+    """The playground shows the prompt only in its box; the page check guards a later change,
+    and the helpers below are what keeps token text escaped wherever it goes into HTML."""
     at = page("playground", prompt=HOSTILE)
     no_exception(at)
     assert not at.warning

@@ -33,6 +33,12 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     return python("-m", "specdec_core", *args)
 
 
+def last_error(run: subprocess.CompletedProcess, code: int = 2) -> str:
+    """A refused command exits with `code` and no traceback; the last line it says."""
+    assert run.returncode == code and "Traceback" not in run.stderr, run.stderr
+    return run.stderr.strip().splitlines()[-1]
+
+
 def script(name: str, *args: str) -> subprocess.CompletedProcess:
     return python(str(ROOT / "benchmarks" / name), *args)
 
@@ -113,8 +119,7 @@ def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     empty_cache = tmp_path / "cache"  # a load would convert the target into it
     run = subprocess.run([sys.executable, "-m", "specdec_core", *args], cwd=ROOT, capture_output=True,
                          text=True, timeout=300, env={**os.environ, "NIMBUS_MODEL_CACHE": str(empty_cache)})
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert message in run.stderr.strip().splitlines()[-1]
+    assert message in last_error(run)
     assert not empty_cache.exists()  # refused before any model was looked for
 
 
@@ -201,8 +206,7 @@ def test_quality_bad_input_exits_2_with_one_error_line(tmp_path, content, extra,
     if content is not None:
         path.write_bytes(content)
     run = cli("quality", "--text", str(path), "--device", "cpu", *extra)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.strip().splitlines()[-1].startswith("error: ") and message in run.stderr
+    assert last_error(run).startswith("error: ") and message in run.stderr
 
 
 def test_bench_runs_on_prompts_from_a_file(tmp_path):
@@ -218,8 +222,7 @@ def test_bench_runs_on_prompts_from_a_file(tmp_path):
                                   "early_stop.py"])
 def test_benchmark_scripts_name_a_missing_prompt_file(name, tmp_path):
     run = script(name, "--prompts", str(tmp_path / "none.txt"))
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.strip().splitlines()[-1].endswith(f"error: no such file: {tmp_path / 'none.txt'}")
+    assert last_error(run).endswith(f"error: no such file: {tmp_path / 'none.txt'}")
 
 
 def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
@@ -229,9 +232,8 @@ def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     before = shipped.read_bytes()
     run = script("speed.py", "--prompts", str(path), "--tokens", "4", "--repeats", "1",
                  "--settings", "1", "--temperatures", "0")
-    assert run.returncode == 1 and "Traceback" not in run.stderr
-    last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: prompt (9000 tokens) plus max_new_tokens (4) is more than")
+    assert last_error(run, code=1).startswith(
+        "error: prompt (9000 tokens) plus max_new_tokens (4) is more than")
     assert shipped.read_bytes() == before
 
 

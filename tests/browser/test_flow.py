@@ -41,6 +41,13 @@ def open_walkthrough(page: Page, query: str = "") -> None:
     expect(step_label(page, 1)).to_be_visible(timeout=FIRST_LOAD_MS)
 
 
+def open_playground(page: Page, query: str = "") -> None:
+    """The playground once its first text is written and the run is over."""
+    page.goto(f"/playground{query}")
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+
+
 def test_five_steps_with_clicks(page: Page):
     open_walkthrough(page)
     at_step(page, 1)
@@ -145,9 +152,7 @@ def test_scenario_link_reproduces_the_screen(new_context):
 
 
 def test_playground_slider_goes_into_the_link(page: Page):
-    page.goto("/playground")
-    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
+    open_playground(page)
     gamma = page.get_by_role("slider", name="γ, drafted tokens per round")
     expect(gamma).to_have_attribute("aria-valuetext", "4")
     gamma.press("ArrowRight")
@@ -160,9 +165,7 @@ def test_playground_slider_goes_into_the_link(page: Page):
 
 def test_a_paste_over_the_limit_is_cut_with_a_message(page: Page):
     """A text area's own max_chars drops such a paste in the browser without a word."""
-    page.goto("/playground")
-    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
+    open_playground(page)
     box = page.get_by_role("textbox", name="Prompt")
     box.click()
     page.keyboard.press("Control+A")
@@ -303,9 +306,7 @@ def test_html_prompt_is_shown_not_run(page: Page):
     that would put it into the page's HTML. Markup that got in would leave an element with an
     onerror attribute (React sets its own handlers as properties, never as attributes)."""
     payload = "<img src=x onerror=alert(1)>"
-    page.goto("/playground?prompt=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
-    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
+    open_playground(page, "?prompt=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
     expect(page.get_by_role("textbox", name="Prompt")).to_have_value(payload)
     expect(page.locator('img[src="x"], [onerror]')).to_have_count(0)
     no_exception(page)
