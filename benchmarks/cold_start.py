@@ -7,13 +7,16 @@ fresh process.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from common import ROOT, write
+from common import ROOT, run, write
+
+from specdec_core.catalog import validate_drafter_name
 
 PROBE = """
 import json, resource, time
@@ -37,7 +40,10 @@ def probe(cache: str, drafter: str) -> dict:
 
 
 def main() -> None:
-    drafter = sys.argv[1] if len(sys.argv) > 1 else "nimbus-mini"
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("drafter", nargs="?", default="nimbus-mini", help="a drafter's name (default nimbus-mini)")
+    drafter = ap.parse_args().drafter
+    validate_drafter_name(drafter)
     with tempfile.TemporaryDirectory() as cache:
         first = probe(cache, drafter)
         later = [probe(cache, drafter) for _ in range(2)]
@@ -55,4 +61,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

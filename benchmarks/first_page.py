@@ -7,6 +7,7 @@ cache (the very first start, which also converts the bundled GGUF).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -37,6 +38,7 @@ def first_page_seconds(cache: str | None) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     warm = first_page_seconds(None)
     with tempfile.TemporaryDirectory() as cache:
         empty = first_page_seconds(cache)

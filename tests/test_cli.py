@@ -225,6 +225,16 @@ def test_benchmark_scripts_name_a_missing_prompt_file(name, tmp_path):
     assert last_error(run).endswith(f"error: no such file: {tmp_path / 'none.txt'}")
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
+                                         if p.name != "common.py"))
+def test_every_benchmark_script_answers_help_without_measuring(name):
+    """--help reads the script's usage; it must not run a measurement and rewrite its result."""
+    saved = {p: p.read_bytes() for p in (ROOT / "assets" / "benchmarks").iterdir()}
+    run = script(name, "--help")
+    assert run.returncode == 0 and run.stdout.startswith("usage: "), run.stderr
+    assert {p: p.read_bytes() for p in saved} == saved
+
+
 def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text("word " * 9000, encoding="utf-8")
