@@ -9,12 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
-from transformers import DynamicCache
-
 from specdec_core import quality
 from specdec_core.catalog import drafter_label
-from specdec_core.engine import encode, run_round
+from specdec_core.engine import encode, first_round
 from specdec_core.sampling import RoundRecord
 from specdec_core.warping import Sampling
 
@@ -94,9 +91,7 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
     (verify, single) seconds from `pass_seconds` for this prompt and gamma, timed here when not
     given."""
     prompt_ids = encode(pair, prompt)
-    rng = np.random.default_rng(seed)
-    with torch.inference_mode():
-        rnd = run_round(pair, list(prompt_ids), gamma, sampling, rng, DynamicCache(), DynamicCache())
+    rnd = first_round(pair, prompt_ids, gamma, sampling, np.random.default_rng(seed))
     drafts, q_dists, p_dists, record = rnd.drafts, rnd.q_dists, rnd.p_dists, rnd.record
     for array in (q_dists, p_dists):
         array.setflags(write=False)  # shared between sessions: never mutated

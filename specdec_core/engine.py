@@ -154,6 +154,12 @@ def run_round(pair, context, gamma, sampling, rng, target_cache, draft_cache, no
     return Round(drafts, q_dists, p_dists, speculative_round(drafts, q_dists, p_dists, rng))
 
 
+@torch.inference_mode()
+def first_round(pair, prompt_ids, gamma, sampling, rng) -> Round:
+    """The round `iter_speculative` runs first after a prompt, on fresh caches."""
+    return run_round(pair, list(prompt_ids), gamma, sampling, rng, DynamicCache(), DynamicCache())
+
+
 # --- the two decoders ----------------------------------------------------------------------
 
 @torch.inference_mode()
