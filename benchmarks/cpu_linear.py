@@ -16,7 +16,7 @@ from specdec_core.cpu_linear import use_cpu_kernels
 from specdec_core.engine import crop
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
-from specdec_core.quality import alternate_medians
+from specdec_core.quality import alternate_timings
 
 CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
            "so the file could not be written to the shared folder before the deadline. Please "
@@ -45,7 +45,7 @@ def main() -> None:
             pair.target_logits(new, cache)
             crop(cache, keep)
 
-        medians = alternate_medians({k: (lambda k=k: run(k)) for k in (False, True)}, args.repeats)
+        medians = alternate_timings({k: (lambda k=k: run(k)) for k in (False, True)}, args.repeats)
         lib, fast = medians[False] * 1e3, medians[True] * 1e3
         rows.append({"positions": n, "library_ms": lib, "ours_ms": fast, "speedup": lib / fast})
         print(f"{n:>9}{lib:>12.1f}{fast:>10.1f}{lib / fast:>9.2f}x", flush=True)

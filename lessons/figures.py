@@ -18,8 +18,9 @@ from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLO
 
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
-    """Token names slanted under each panel."""
-    return fig.update_xaxes(tickangle=-40)
+    """Token names slanted under each panel, or upright where slanted ones would overlap (a
+    phone's narrow panels)."""
+    return fig.update_xaxes(autotickangles=[-40, -90])  # tried in turn, the angle left on "auto"
 
 
 def _names(tokens, labels) -> list[str]:
@@ -74,7 +75,10 @@ def verify_chart(sc) -> Chart:
                         shared_yaxes=True)
     rows = []
     for i in range(sc.gamma + 1):
+        drafted = sc.draft_tokens[i] if i < sc.gamma else None
         top = sc.top_tokens(i, 5)
+        if drafted is not None and drafted not in top:
+            top[-1] = drafted
         names = _names(top, sc.labels)
         p = np.array([sc.p_dists[i][t] for t in top])
         q = np.array([sc.q_dists[i][t] for t in top]) if i < sc.gamma else np.zeros(len(top))
@@ -89,6 +93,10 @@ def verify_chart(sc) -> Chart:
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
         rows += [{"position": i + 1, "token": sc.label(t), "p": round(float(a), 4),
                   "q": round(float(b), 4)} for t, a, b in zip(top, p, q)]
+        # every token named, the drafted one in bold: left alone, plotly names every other
+        # token on a narrow panel, and that may skip the very guess being checked
+        fig.update_xaxes(tickmode="array", tickvals=names, row=1, col=i + 1,
+                         ticktext=[f"<b>{n}</b>" if t == drafted else n for t, n in zip(top, names)])
     betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")

@@ -70,3 +70,12 @@ def noise_floor(p, tokens, rounds: int, seed: int) -> float:
     p = np.asarray(p, np.float64) / np.sum(p)
     freq = np.bincount(rng.choice(len(p), size=rounds, p=p), minlength=len(p)) / rounds
     return grouped_distance(freq, p, tokens)
+
+
+def hidden_shortcuts(p, q, tokens, floor: float) -> dict[str, float]:
+    """{shortcut: its exact grouped distance to p} for each shortcut whose error is too small
+    to tell from chance at a simulation where samples of p itself land `floor` away. Resampling
+    from p is off by at most beta, accepting every draft by 1 - beta, so where the draft almost
+    never (or almost always) agrees with the target one of them is nearly right."""
+    exact = {rule: grouped_distance(exact_output(p, q, rule), p, tokens) for rule in RULES[1:]}
+    return {rule: d for rule, d in exact.items() if d < 2 * floor}

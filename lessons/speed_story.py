@@ -97,7 +97,7 @@ def early_stop_chart(data: dict) -> Chart:
                             showlegend=col == 1, row=1, col=col,
                             line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2,
                                   "dash": STOP_DASHES.get(stop, "solid")})
-    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"})
+    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
     # on two lines, so that the two panels' titles stay apart on a phone
     fig.update_xaxes(title="γ, the most<br>a round drafts", dtick=1)
     fig.update_yaxes(title="modelled speed-up", col=1)

@@ -30,8 +30,10 @@ def visible(text: str) -> str:
 
 
 def token_label(text: str) -> str:
-    """A token's visible text, HTML-escaped for charts and HTML blocks."""
-    return html.escape(visible(text), quote=True)
+    """A token's visible text, HTML-escaped for charts and for text inside HTML blocks. Quotes
+    stay as they are: plotly shows "&quot;" as written, and no caller puts a label inside an
+    attribute (a chip escapes its title itself)."""
+    return html.escape(visible(text), quote=False)
 
 
 def prob_text(x: float) -> str:

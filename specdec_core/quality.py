@@ -69,10 +69,10 @@ def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_T
     return TextScore(float(beta.mean()), float(agree.mean()), int(len(beta)), len(kept), len(ids))
 
 
-def alternate_medians(calls: dict, repeats: int) -> dict:
-    """Median seconds of each call, the calls run in turn `repeats` times so that machine
-    noise hits all of them alike, after one untimed turn (a first call's setup counts for
-    none of them)."""
+def alternate_timings(calls: dict, repeats: int, statistic=np.median) -> dict:
+    """Seconds of each call, summed up by `statistic` (the median, or np.min for the fastest
+    turn), the calls run in turn `repeats` times so that machine noise hits all of them alike,
+    after one untimed turn (a first call's setup counts for none of them)."""
     times = {key: [] for key in calls}
     for turn in range(repeats + 1):
         for key, call in calls.items():
@@ -80,7 +80,7 @@ def alternate_medians(calls: dict, repeats: int) -> dict:
             call()
             if turn:
                 times[key].append(time.perf_counter() - begin)
-    return {key: float(np.median(t)) for key, t in times.items()}
+    return {key: float(statistic(t)) for key, t in times.items()}
 
 
 def _pass(fn, ids: torch.Tensor, cache: DynamicCache, keep: int):
@@ -102,7 +102,7 @@ def step_seconds(pair, context: list[int], repeats: int = 20) -> dict[str, float
         cache = DynamicCache()
         fn(ids, cache)
         calls[key] = _pass(fn, last, cache, len(context) - 1)
-    return alternate_medians(calls, repeats)
+    return alternate_timings(calls, repeats)
 
 
 def step_cost(pair, context: list[int], repeats: int = 20) -> float:
@@ -112,9 +112,11 @@ def step_cost(pair, context: list[int], repeats: int = 20) -> float:
 
 
 @torch.inference_mode()
-def pass_seconds(pair, context: list[int], positions: int, repeats: int = 15) -> tuple[float, float]:
-    """Median seconds of one target pass over the last `positions` tokens of `context`, and of
-    one over the first of them alone, after the same cached prefix, timed in turn."""
+def pass_seconds(pair, context: list[int], positions: int, repeats: int = 15,
+                 statistic=np.median) -> tuple[float, float]:
+    """Seconds (the median, or another `statistic` of the turns) of one target pass over the
+    last `positions` tokens of `context`, and of one over the first of them alone, after the
+    same cached prefix, timed in turn."""
     if not 1 <= positions <= len(context):
         raise ValueError(f"positions must lie in [1, {len(context)}]; got {positions}")
     cache = DynamicCache()
@@ -123,8 +125,8 @@ def pass_seconds(pair, context: list[int], positions: int, repeats: int = 15) ->
         pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
     calls = {n: _pass(pair.target_logits, torch.tensor([context[keep:keep + n]], device=pair.device),
                       cache, keep) for n in (positions, 1)}
-    medians = alternate_medians(calls, repeats)
-    return medians[positions], medians[1]
+    seconds = alternate_timings(calls, repeats, statistic)
+    return seconds[positions], seconds[1]
 
 
 def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> float:

@@ -179,6 +179,20 @@ def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
     assert takeaway.startswith("Because nothing was rejected,") and "for free" in takeaway
 
 
+def test_step_5_says_when_chance_hides_a_shortcuts_error():
+    """With the early exit, seed 16's decided position has beta about 0.005: resampling from p is
+    then nearly exact, and its simulated distance can beat the rule's. The page says why; with
+    Nimbus-mini (beta 0.495 there) the shortcuts stand out and nothing needs saying."""
+    poor = page("walkthrough", step="5", seed="16", drafter="early-exit-4")
+    good = page("walkthrough", step="5", seed="16")
+    for at in (poor, good):
+        no_exception(at)
+        assert step_shown(at) == 5 and not at.warning
+    (note,) = [i.value for i in poor.info if "nearly right here" in i.value]
+    assert "“resample from p on reject” (exactly " in note and "10,000 draws" in note
+    assert not [i.value for i in good.info if "nearly right here" in i.value]
+
+
 def draws(at: AppTest) -> tuple:
     """Everything on step 3 that depends on the coin flips: takeaway, chart caption, table."""
     rows = [df.value.to_dict("records") for df in at.dataframe]
@@ -508,7 +522,7 @@ def test_playground_reacts_to_gamma():
     # per round, the tokens shown: the 48-token limit may cut the last round short
     metrics = {m.label: m.value for m in at.metric}
     passes = int(metrics["Target passes for 48 tokens"])
-    assert metrics["Tokens per round"] == f"{48 / passes:.2f}"
+    assert metrics["Tokens per target pass"] == f"{48 / passes:.2f}"
     assert any(c.value.startswith(f"{passes} rounds to write 48 tokens") for c in at.caption)
 
 
@@ -560,6 +574,13 @@ def test_race_at_temperature_zero_writes_the_same_text(monkeypatch):
         assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
                                                      ("target", {"stop_below": float(stop)})]
     assert per_round["0.5"] < per_round["0"]
+
+
+@pytest.mark.parametrize("passes, said", [
+    (1, "made only 1 target pass: one lucky"), (7, "made only 7 target passes"),
+    (ui.race.FEW_PASSES, "One race is one sample")])
+def test_a_race_too_short_to_measure_says_so(passes, said):
+    assert said in ui.race.race_note(passes)
 
 
 def test_the_noise_slider_reaches_generate(monkeypatch):

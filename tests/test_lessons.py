@@ -12,12 +12,12 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story
+from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story, steps
 from lessons.chart import enlarged, legible, lifted_title
 from lessons.playground import summarize
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import prob_is, prob_pair, prob_text, says, visible
+from lessons.style import prob_is, prob_pair, prob_text, says, token_label, visible
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
@@ -26,8 +26,9 @@ from specdec_core.warping import Sampling
 
 V = 8
 GAMMA = 3
-# token 1 is HTML on purpose: it must come out escaped wherever a figure shows it
-LABELS = {0: " the", 1: "<b>", 2: "cat", 3: "\n", 4: " sat", 5: "&", 6: "dog", 7: " on"}
+# token 1 is HTML on purpose: it must come out escaped wherever a figure shows it; token 6 ends
+# a quotation, and plotly shows an escaped quote (&quot;) as written, so it must stay a quote
+LABELS = {0: " the", 1: "<s>", 2: "cat", 3: "\n", 4: " sat", 5: "&", 6: '."', 7: " on"}
 SHOWN = {k: visible(v) for k, v in LABELS.items()}  # as text shows them: "␣the", "↵"
 
 
@@ -46,7 +47,7 @@ def make_scenario(drafts, q_rows, p_rows, seed: int = 7) -> Scenario:
 
 @pytest.fixture(scope="module")
 def rejected() -> Scenario:
-    """Draft 1 ("<b>") has p >= q, so it is always kept; draft 2 ("cat") has p = 0, so it is
+    """Draft 1 ("<s>") has p >= q, so it is always kept; draft 2 ("cat") has p = 0, so it is
     always rejected: the round ends on a correction, and draft 3 is never checked."""
     sc = make_scenario(
         drafts=(1, 2, 6),
@@ -89,8 +90,9 @@ def n_subplots(fig) -> int:
 
 def assert_escaped(fig) -> None:
     texts = strings(fig.to_plotly_json())
-    assert not any("<b>" in s for s in texts), [s for s in texts if "<b>" in s]
-    assert any("&lt;b&gt;" in s for s in texts)
+    assert not any("<s>" in s for s in texts), [s for s in texts if "<s>" in s]
+    assert any("&lt;s&gt;" in s for s in texts)
+    assert not any("&quot;" in s or "&#x27;" in s for s in texts), [s for s in texts if "&quot;" in s]
 
 
 # --- figure builders -----------------------------------------------------------------------
@@ -131,6 +133,32 @@ def test_verify_chart(rejected):
         beta = np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()
         assert f"{beta:.2f}" in chart.alt
     assert_escaped(chart.figure)
+    assert_drafts_named_in_bold(chart, sc)
+
+
+def assert_drafts_named_in_bold(chart, sc) -> None:
+    """Every token of every panel is named (plotly would skip some on a narrow panel), and at a
+    drafted position the drafted token, in bold."""
+    axes = sorted((k for k in chart.figure.layout.to_plotly_json() if k.startswith("xaxis")),
+                  key=lambda k: int(k[5:] or 1))
+    for i, key in enumerate(axes):
+        axis = chart.figure.layout[key]
+        assert axis.tickmode == "array" and len(axis.tickvals) == len(axis.ticktext) == 5
+        bold = [text for text in axis.ticktext if text.startswith("<b>")]
+        if i < sc.gamma:
+            assert bold == [f"<b>{token_label(LABELS[sc.draft_tokens[i]])}</b>"]
+        else:
+            assert bold == []  # the bonus slot has no draft
+
+
+def test_verify_chart_shows_a_draft_outside_the_top_five():
+    """Token 7 has the least mass under p and q at the first position; it was drafted, so the
+    chart must still show it."""
+    low = [5, 5, 5, 5, 5, 5, 5, 1]
+    sc = make_scenario(drafts=(7, 0, 0), q_rows=[low, low, low], p_rows=[low, low, low, low])
+    chart = figures.verify_chart(sc)
+    assert SHOWN[7] in [r["token"] for r in chart.rows if r["position"] == 1]
+    assert_drafts_named_in_bold(chart, sc)
 
 
 def coin_points(chart):
@@ -214,7 +242,7 @@ def test_correction_chart_bonus(all_kept):
         t = next(k for k, v in SHOWN.items() if v == r["token"])
         assert r["p"] == pytest.approx(sc.p_dists[GAMMA][t], abs=1e-4)
     assert "bonus" in chart.alt and f"“{SHOWN[rec.last_token]}”" in chart.alt
-    assert_escaped(chart.figure)  # "<b>" is p[3]'s favourite token
+    assert_escaped(chart.figure)  # "<s>" is p[3]'s favourite token
 
 
 def test_decomposition_chart_adds_up_to_p(rejected):
@@ -330,13 +358,14 @@ def test_monte_carlo_chart(rejected):
 
 
 def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
-    """A speed-up below the dotted 1x line is a slowdown; the y axis says what it counts."""
+    """A speed-up below the dotted 1x line is a slowdown; the y axis says what it counts. The
+    line is drawn over the data, where a line of tokens per pass near 1 would hide it."""
     rows = [{"gamma": k, "tokens_per_pass": 1.5, "tokens_per_pass_closed_form": 1.5, "speedup": 0.9,
              "speedup_closed_form": 1.1} for k in (1, 2)]
     sweep = speed_story.sweep_chart({"rows": rows, "drafter": "d", "alpha": 0.4, "cost_ratio": 0.1})
     for chart in (sweep, playground_figures.speedup_chart(0.4, 0.1, 2)):
         layout = chart.figure.layout
-        assert [(shape.y0, shape.y1) for shape in layout.shapes] == [(1, 1)]
+        assert [(shape.y0, shape.y1, shape.layer) for shape in layout.shapes] == [(1, 1, "above")]
         assert layout.yaxis.title.text == "tokens per pass · speed-up (×)"
 
 
@@ -412,6 +441,31 @@ def test_the_rule_exactly_gives_p():
         montecarlo.exact_output(P_MC, Q_MC, "accept if you like it")
 
 
+def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
+    p = np.array([0.5, 0.3, 0.2, 0.0, 0.0])
+    shown = [0, 1, 2]
+    # beta = 0.01: nearly every draft is rejected, and resampling from p is 0.008 from p
+    hopeless = np.array([0.0, 0.0, 0.01, 0.49, 0.5])
+    assert montecarlo.hidden_shortcuts(p, hopeless, shown, floor=0.02) == {
+        "resample from p on reject": pytest.approx(0.008)}
+    assert montecarlo.hidden_shortcuts(p, hopeless, shown, floor=0.003) == {}
+    # beta = 0.99: accepting every draft is 0.01 from p, resampling from p 0.005
+    nearly_p = np.array([0.49, 0.3, 0.2, 0.01, 0.0])
+    assert montecarlo.hidden_shortcuts(p, nearly_p, shown, floor=0.02) == {
+        "accept every draft": pytest.approx(0.01), "resample from p on reject": pytest.approx(0.005)}
+    # errors of 0.55 and 0.1375 stand out of any sensible noise
+    assert montecarlo.hidden_shortcuts(P_MC, Q_MC, [0, 1, 2, 3], floor=0.02) == {}
+
+    note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, 0.02)
+    assert "β = 0.010" in note and "hardly ever agrees" in note
+    assert "“resample from p on reject” (exactly 0.008 from p, counted as above) is nearly right" in note
+    assert "10,000 draws (0.020)" in note and "rank it against the rule" in note
+    both = steps.hidden_shortcut_note({"accept every draft": 0.01, "resample from p on reject": 0.005},
+                                      0.99, 1_000, 0.02)
+    assert "q is almost p" in both and " are nearly right" in both and "rank them" in both
+    assert steps.hidden_shortcut_note({}, 0.5, 10_000, 0.02) == ""
+
+
 def test_simulate_all_is_reproducible_and_checks_the_rule():
     a = montecarlo.simulate_all(P_MC, Q_MC, 1_000, seed=5)
     b = montecarlo.simulate_all(P_MC, Q_MC, 1_000, seed=5)
@@ -485,7 +539,8 @@ def test_all_five_takeaways_render(which, request):
     n = len(rec.tokens)
     assert f"“{SHOWN[sc.draft_tokens[0]]}”" in texts[0]
     # one pass over gamma + 1 positions against gamma + 1 single passes of 4 ms
-    assert "in 10 ms" in texts[1] and "those 4 positions" in texts[1] and "about 16 ms" in texts[1]
+    assert "in 10 ms, 2.5 times as long as a pass over one position (4 ms)" in texts[1]
+    assert "those 4 positions" in texts[1] and "about 16 ms" in texts[1]
     assert f"gave {n} tokens for one target pass" in texts[4]
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
@@ -500,6 +555,15 @@ def test_all_five_takeaways_render(which, request):
         assert texts[2].startswith("1 guess is locked in.")  # one kept, in plain English
         assert "the guess after it was built on it and is dropped without a coin flip" in texts[2]
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
+
+
+@pytest.mark.parametrize("verify, said", [(0.0131, "1.3 times as long as"),
+                                           (0.0104, "about as long as"), (0.0090, "about as long as")])
+def test_step_2_never_calls_the_longer_pass_the_cheaper_one(rejected, verify, said):
+    """Timings scatter on a busy machine; a pass over four positions that happened to run faster
+    than a pass over one is not reported as a fraction of it."""
+    text = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=verify, single_pass_seconds=0.010))
+    assert f"{said} a pass over one position (10 ms)" in text and "0.9 times" not in text
 
 
 def test_a_rejected_last_guess_has_nothing_after_it():

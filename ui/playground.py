@@ -65,10 +65,10 @@ def render() -> None:
     summary = summarize(result.rounds, s.gamma, result.stats.new_tokens)
     metric_row(
         {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": "Kept drafts / checked drafts"},
-        {"label": "Tokens per round", "value": f"{summary.tokens_per_round:.2f}",
-         "help": "Measured: the tokens written over the rounds that wrote them (each round "
-                 "keeps some drafts and adds one correction or bonus token)"},
-        {"label": "Closed form per round", "value": f"{summary.expected_tokens_per_round:.2f}",
+        {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
+         "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
+                 "each (a round keeps some drafts and adds one correction or bonus token)"},
+        {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
          "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft were "
                  "kept with the same chance α, independently"},
         {"label": f"Target passes for {result.stats.new_tokens} tokens", "value": result.stats.target_passes,
@@ -87,4 +87,5 @@ def render() -> None:
                "So what page, and the cost of the pass that checks γ drafts from its γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "
                "than the closed form gains from γ = 4 to 8, and a new γ changes every draw after the "
-               "first round. The closed form shows the trend; try a few seeds to see the spread.")
+               "first round. The closed form shows the trend; try a few seeds "
+               f"({settings.in_the_sidebar()}) to see the spread.")

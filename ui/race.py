@@ -57,8 +57,9 @@ class Lane:
     def draw(self) -> None:
         self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)
         with self.slot.container():
-            st.markdown(f"**{side_name(self.method)}**  \n{len(self.ids)} tokens · {self.passes} target "
-                        f"passes · {self.rate:.1f} tokens/s")
+            passes = f"{self.passes} target pass{'' if self.passes == 1 else 'es'}"
+            st.markdown(f"**{side_name(self.method)}**  \n{len(self.ids)} tokens · {passes} · "
+                        f"{self.rate:.1f} tokens/s")
             html_block(colored_text(list(zip(self.pieces, self.origins))))
 
 
@@ -132,9 +133,21 @@ def render() -> None:
                                                       f"{len(base.ids) / base.passes:.2f}"},
         {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
-                 "stop ended a draft"},
+                 "stop ended a draft, and near the end, where a round drafts at most one token fewer "
+                 "than the tokens still to write (if it keeps every draft, a bonus token completes them)"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": "At temperature 0 both sides write the same tokens. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
-    st.caption("One race is one sample: run it again, or with another seed, and the speed-up moves by "
-               "a tenth or two either way, as the machine's load and the draws change.")
+    st.caption(race_note(spec.passes))
+
+
+# below this many target passes one lucky or unlucky round decides the speed-up
+FEW_PASSES = 8
+
+
+def race_note(passes: int) -> str:
+    if passes < FEW_PASSES:
+        return (f"The speculative side made only {passes} target pass{'' if passes == 1 else 'es'}: "
+                "one lucky or unlucky round decides a speed-up this short. Raise Tokens to measure it.")
+    return ("One race is one sample: run it again, or with another seed, and the speed-up moves by "
+            "a tenth or two either way, as the machine's load and the draws change.")

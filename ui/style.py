@@ -26,8 +26,10 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 0.9rem; }
 /* a name split over two lines reads as two (the cell's text sits in an element of its own) */
 [data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
-[data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p,
+/* a slider's value is what the class reads ("watch γ = 8"); its two end ticks may stay small */
+[data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p { font-size: 1.1rem; }
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
+[data-testid="stTextArea"] textarea { font-size: 1.1rem; }
 </style>
 """
 

@@ -45,7 +45,7 @@ def show(reply: Reply) -> None:
                f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
                f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft "
                "after a rejection is never checked. Green tokens (solid underline) are drafts that were kept, "
-               "purple ones (dashed) corrections, blue ones (double) bonus tokens.")
+               "pink ones (dashed) corrections, blue ones (double) bonus tokens.")
 
 
 def render() -> None:

@@ -7,9 +7,10 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import exact_output, grouped_distance, noise_floor, simulate_all, total_variation
+from lessons.montecarlo import (exact_output, grouped_distance, hidden_shortcuts, noise_floor,
+                                simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
-from lessons.steps import STEPS, step
+from lessons.steps import STEPS, hidden_shortcut_note, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
                            prob_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER
@@ -52,7 +53,9 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title=verdict, spoken=verdict))
     if at_step >= 4:
         color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
-        pieces.append(chip(sc.label(sc.record.last_token), color, title=how) + f" <small>← {how}</small>")
+        # the token and its note on one line: apart, "← correction" reads as a word of the text
+        pieces.append(f'<span style="white-space:nowrap">{chip(sc.label(sc.record.last_token), color, title=how)}'
+                      f' <small>← {how}</small></span>')
     return " ".join(pieces)
 
 
@@ -150,15 +153,19 @@ def _exactness(sc: Scenario) -> None:
     labels = sc.labels
     show_chart(figures.decomposition_chart(p, q, tokens, labels, position=row + 1), "decomposition")
     rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
-                              key="mc_rounds", help="Each draw drafts x ~ q at this one position and "
+                              key="mc_rounds", format_func="{:,}".format, help="Each draw drafts x ~ q at this one position and "
                               "applies a rule; the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
+    floor = noise_floor(p, tokens, rounds, sc.seed)
     metric_row(*({"label": rule, "value": f"{grouped_distance(f, p, tokens):.3f}"} for rule, f in freqs.items()),
-               {"label": "samples of p itself", "value": f"{noise_floor(p, tokens, rounds, sc.seed):.3f}",
+               {"label": "samples of p itself", "value": f"{floor:.3f}",
                 "help": "Chance alone: even perfect samples of p differ from p by about this much at this "
                         "many draws."})
+    note = hidden_shortcut_note(hidden_shortcuts(p, q, tokens, floor), overlap(p, q), rounds, floor)
+    if note:
+        st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
                f"and hides part of a rule's error. Exactly, over the whole vocabulary, the distances "
