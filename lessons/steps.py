@@ -109,8 +109,8 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floo
     return (f"At this position β = {beta:.3f}: {why}. So {names} {'is' if one else 'are'} nearly "
             f"right here too, within what chance alone gives at {draws:,} draws ({floor:.3f}), and "
             f"these distances cannot rank {'it' if one else 'them'} against the rule, which is exact "
-            "at every β. Where the draft is neither hopeless nor nearly perfect the gap shows: try "
-            "another seed or drafter.")
+            "at every β. Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini "
+            "usually is, the gap shows.")
 
 
 STEPS = (
