@@ -13,8 +13,8 @@ from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
                   verify: dict[int, float] | None = None) -> Chart:
     """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
-    measured cost of checking gamma drafts, in single target steps) also the speed-up this
-    machine can expect, since there the checking pass is not free."""
+    measured cost of checking gamma drafts, in single target steps) also the speed-up those
+    costs give, since on a CPU the checking pass is not free."""
     g = list(gammas)
     tokens = [expected_tokens_per_round(alpha, k) for k in g]
     speed = [expected_speedup(alpha, k, cost) for k in g]
@@ -25,7 +25,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
     fig.add_scatter(x=g, y=speed, name="speed-up if a check cost one step",
                     line={"color": OVERLAP_COLOR, "dash": "dash"})
     if here:
-        fig.add_scatter(x=g, y=here, name="speed-up on this machine", line={"color": OVERLAP_COLOR})
+        fig.add_scatter(x=g, y=here, name="speed-up at the measured costs", line={"color": OVERLAP_COLOR})
     shown = here or speed
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
@@ -36,8 +36,8 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
             for k, a, b in zip(g, tokens, speed)]
     if here:
         for row, h, k in zip(rows, here, g):
-            row.update({"verify cost": round(verify[k], 3), "speed-up on this machine": round(h, 3)})
-    return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "on this machine " if here else ""))
+            row.update({"verify cost": round(verify[k], 3), "speed-up at the measured costs": round(h, 3)})
+    return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else ""))
 
 
 def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], where: str) -> str:

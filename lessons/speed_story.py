@@ -34,7 +34,7 @@ def saved_verify_costs() -> dict[int, float]:
 def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
     """What the measured verify cost v(4) means, beside the GPU's figures when
     benchmarks/step_costs.py has saved them (`gpu`: its step_costs_cuda.json)."""
-    note = (f"On this machine one Nimbus-large pass over 5 positions (γ = 4) costs {cpu[4]:.2f} "
+    note = (f"Here one Nimbus-large pass over 5 positions (γ = 4) costs {cpu[4]:.2f} "
             "passes over one. The plain closed form assumes 1, which holds when reading the weights "
             "dominates a pass, as for large models on a GPU.")
     if gpu and gpu.get("verify_cost"):
@@ -62,12 +62,13 @@ def sweep_chart(sweep: dict) -> Chart:
                         name="speed-up, closed form with measured verify cost",
                         line={"color": OVERLAP_COLOR, "dash": "dash"})
     gamma_axes(fig)
-    fig = base_layout(fig, f"γ sweep on this machine: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
+    fig = base_layout(fig, f"γ sweep, one run: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)
     best = max(rows, key=lambda r: r["speedup"])
     alt = (f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x). Tokens per "
-           "pass follow their closed form; the speed-up follows its closed form once the measured "
-           "cost of verifying γ + 1 positions replaces the ideal cost of one step.")
+           "pass follow their closed form; the speed-up follows its closed form, within the tenth or "
+           "so by which one timed run wanders, once the measured cost of verifying γ + 1 positions "
+           "replaces the ideal cost of one step.")
     return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
 
 

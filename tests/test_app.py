@@ -120,6 +120,7 @@ def test_shared_settings_survive_a_page_switch():
 @pytest.mark.parametrize("name, mine", [
     ("playground", {"gamma": "2", "noise": "0.5", "temperature": "0.5", "prompt": "Dear customer,"}),
     ("race", {"gamma": "2", "stop": "0.5", "tokens": "32", "prompt": "Dear customer,"}),
+    ("thread", {"message": "Refund please"}),
 ])
 def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
@@ -128,12 +129,14 @@ def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
         at.query_params[key] = value
     at.run()
     no_exception(at)
-    for other in ("so_what", "thread", "walkthrough", name):  # no page between draws them
+    # no page between draws them
+    for other in [p for p in ("so_what", "thread", "walkthrough") if p != name] + ["code", name]:
         at.query_params.clear()  # as a click in the navigation menu does
         at.switch_page(f"views/{other}.py").run()
         no_exception(at)
     for key, value in mine.items():
-        widget = at.text_area(key=key) if key == "prompt" else at.slider(key=key)
+        widget = at.text_area(key=key) if key == "prompt" else \
+            at.selectbox(key=key) if key == "message" else at.slider(key=key)
         assert str(widget.value) == value, key
     assert {k: at.query_params[k] for k in mine} == mine  # and the link says so again
 
@@ -214,10 +217,11 @@ def test_the_seed_in_the_link_reproduces_the_draws():
     assert draws(first) != draws(other)
 
 
-def test_roll_again_changes_the_seed():
+def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     at = page("walkthrough", step="3")
     before = draws(at)
     assert at.session_state["seed"] == DEFAULT_SEED and "seed" not in at.query_params
+    assert not has_button(at, "Worked example")
     button(at, "Roll again").click().run()
     no_exception(at)
     seed = at.session_state["seed"]
@@ -226,6 +230,11 @@ def test_roll_again_changes_the_seed():
     assert at.sidebar.number_input[0].value == seed
     assert step_shown(at) == 3
     assert draws(at) != before
+    button(at, "Worked example").click().run()
+    no_exception(at)
+    assert at.session_state["seed"] == DEFAULT_SEED and "seed" not in at.query_params
+    assert step_shown(at) == 3 and draws(at) == before
+    assert not has_button(at, "Worked example")
 
 
 def test_a_link_sets_the_sliders_to_values_they_can_show():
@@ -264,6 +273,8 @@ TAMPERED = [
     ("playground", "prompt", "  ", DEFAULT_PROMPT),  # blank
     ("playground", "noise", "1.5", 0.0),
     ("playground", "noise", "0.33", 0.0),  # in range, but no slider shows it
+    ("thread", "message", "x" * 301, lessons.thread.QUESTIONS[0]),  # over the page's limit
+    ("thread", "message", " ", lessons.thread.QUESTIONS[0]),
 ]
 
 
@@ -285,6 +296,8 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
         assert step_shown(at) == 1 and not has_button(at, "Leave instructor mode")
     elif name == "race":
         assert at.slider(key=param).value == default and has_button(at, "Start the race")
+    elif name == "thread":
+        assert at.selectbox(key=param).value == default and len(at.metric) == 3  # replied
     else:
         assert len(at.metric) == 4  # the playground still ran, on the defaults
         if param == "prompt":
@@ -687,14 +700,16 @@ def test_a_token_without_text_of_its_own_gets_no_chip():
 
 
 def test_a_tokens_origin_is_told_without_colour():
-    """Underlines differ by origin, in the text and its key alike, and a screen reader hears
-    corrections and bonus tokens named (kept drafts are the rule, so they go unsaid)."""
-    body = colored_text([("Hi", "accepted"), (" there", "correction"), ("!", "bonus")])
-    kept, corrected, bonus = body.split('<span class="tok"')[1:]
+    """Underlines differ by origin, in the text and its key alike. A screen reader skips the
+    chips, which split words into tokens, and hears the text whole with how its tokens came."""
+    body = colored_text([("Hi", "accepted"), (" the", "correction"), ("re", "accepted"), ("!", "bonus")])
+    chips, spoken = body.split('<span class="sr-only">')
+    assert chips.startswith('<span aria-hidden="true">')
+    kept, corrected, _, bonus = chips.split('<span class="tok"')[1:]
     assert "3px solid" in kept and "3px dashed" in corrected and "3px double" in bonus
-    assert "sr-only" not in kept
-    assert '<span class="sr-only"> (correction)</span>' in corrected
-    assert '<span class="sr-only"> (bonus)</span>' in bonus
+    assert spoken == "Hi there! (2 kept drafts, 1 correction, 1 bonus token)</span>"
+    alone = colored_text([("<b>", "target"), ("&", "target")])
+    assert alone.endswith('<span class="sr-only">&lt;b&gt;&amp; (2 tokens Nimbus-large wrote alone)</span>')
     key = origin_legend(with_target=True)
     assert ">Nimbus-large alone (from p)</span>" in key and key.count("3px double") == 2
     assert "Nimbus-large alone" not in origin_legend()

@@ -380,18 +380,18 @@ def test_speedup_and_position_charts():
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
     chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
-    assert [t.name for t in chart.figure.data][-2:] == ["speed-up on this machine", "your γ"]
-    here = [r["speed-up on this machine"] for r in chart.rows]
+    assert [t.name for t in chart.figure.data][-2:] == ["speed-up at the measured costs", "your γ"]
+    here = [r["speed-up at the measured costs"] for r in chart.rows]
     assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
     assert chart.figure.data[-1].y[0] == pytest.approx(here[3], abs=1e-3)
     best_here = 1 + int(np.argmax(here))
     assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
-    assert f"on this machine peaks at γ = {best_here}" in chart.alt
+    assert f"at the measured costs peaks at γ = {best_here}" in chart.alt
     # a drafter that never pays off is not said to peak
     slow = playground_figures.speedup_chart(0.1, 0.5, 4, verify=verify)
-    assert max(r["speed-up on this machine"] for r in slow.rows) < 1
+    assert max(r["speed-up at the measured costs"] for r in slow.rows) < 1
     assert "peaks" not in slow.alt
-    assert "slower on this machine than Nimbus-large alone at every γ" in slow.alt
+    assert "slower at the measured costs than Nimbus-large alone at every γ" in slow.alt
     assert "loses least at γ = 1 (" in slow.alt
 
     chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))

@@ -49,7 +49,14 @@ def number_table(rows: list[dict], formats: dict[str, str], helps: dict[str, str
     config = {k: st.column_config.NumberColumn(titles.get(k), format=formats.get(k), help=helps.get(k))
               if k in formats else st.column_config.Column(titles.get(k), help=helps.get(k))
               for k in {*formats, *helps, *titles}}
-    st.dataframe(rows, hide_index=True, column_config=config)
+    # rounded as shown: a screen reader reads the frame's cells as stored, all 16 digits
+    shown = [{k: _as_shown(v, formats.get(k)) for k, v in row.items()} for row in rows]
+    st.dataframe(shown, hide_index=True, column_config=config)
+
+
+def _as_shown(value, fmt: str | None):
+    digits = re.search(r"%\.(\d+)f", fmt or "")
+    return round(value, int(digits[1])) if digits and isinstance(value, float) else value
 
 
 def metric_row(*metrics: dict) -> None:
@@ -81,17 +88,30 @@ def origin_legend(with_target: bool = False) -> str:
 
 def colored_text(pieces: list[tuple[str, str]]) -> str:
     """(text, origin) pairs as coloured spans; the colour is the distribution a token came from,
-    the underline tells the same apart without colour, and a screen reader hears the
-    corrections and bonus tokens named. A newline inside a token shows as ↵ in its chip and
-    breaks the line after the chip, so a token that is only a newline is still seen. A token
-    with no text of its own (part of a character another token completes, or the end of the
-    text) gets no chip: it would show as an empty box. Lines break between tokens, never inside
-    one: a token's leading space wrapped alone onto a line would show as an empty sliver."""
-    return "<wbr>".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
-                             title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
-                             line=ORIGIN_LINES.get(origin, "solid"), style="white-space:pre",
-                             spoken=origin if origin in ("correction", "bonus") else "")
-                        + "<br>" * text.count("\n") for text, origin in pieces if text)
+    and the underline tells the same apart without colour. A newline inside a token shows as ↵
+    in its chip and breaks the line after the chip, so a token that is only a newline is still
+    seen. A token with no text of its own (part of a character another token completes, or the
+    end of the text) gets no chip: it would show as an empty box. Lines break between tokens,
+    never inside one: a token's leading space wrapped alone onto a line would show as an empty
+    sliver. A screen reader skips the chips, which split words, and hears the text whole, then
+    how many tokens came each way."""
+    chips = "<wbr>".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
+                              title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
+                              line=ORIGIN_LINES.get(origin, "solid"), style="white-space:pre")
+                         + "<br>" * text.count("\n") for text, origin in pieces if text)
+    spoken = f"{''.join(text for text, _ in pieces)} ({origin_counts([o for _, o in pieces])})"
+    return f'<span aria-hidden="true">{chips}</span><span class="sr-only">{html.escape(spoken)}</span>'
+
+
+_COUNTED = {"accepted": ("kept draft", "kept drafts"), "correction": ("correction", "corrections"),
+            "bonus": ("bonus token", "bonus tokens"),
+            "target": ("token Nimbus-large wrote alone", "tokens Nimbus-large wrote alone")}
+
+
+def origin_counts(origins: list[str]) -> str:
+    """'74 kept drafts, 36 corrections, 10 bonus tokens': how the tokens came, in words."""
+    counts = [(origins.count(o), names) for o, names in _COUNTED.items() if o in origins]
+    return ", ".join(f"{n} {one if n == 1 else many}" for n, (one, many) in counts) or "no tokens"
 
 
 def _line_ends_shown(text: str) -> str:

@@ -77,11 +77,11 @@ def _suggest_best_gamma() -> None:
         return
     best = row.best_gamma
     if row.expected_speedup >= 1:
-        advice = (f"From the drafter table measured on this machine, {drafter_label(s.drafter)} is "
+        advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
                   f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): the pass "
                   "that checks the drafts costs more as γ grows.")
     else:
-        advice = (f"From the drafter table measured on this machine, {drafter_label(s.drafter)} is "
+        advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
     with st.container(horizontal=True, vertical_alignment="center"):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lessons.thread import MAX_QUESTION, QUESTIONS
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 
@@ -30,6 +31,7 @@ PLAYGROUND = [
     text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
 ]
 RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
+THREAD = [text_param("message", QUESTIONS[0], MAX_QUESTION)]
 
 __all__ = ["MAX_SEED", "show_problems"]
 
@@ -55,7 +57,7 @@ def limits(name: str) -> dict:
 
 def keep_all() -> None:
     """Every page keeps every page's settings: the playground's γ survives a visit to So what."""
-    keep(SHARED + WALKTHROUGH + PLAYGROUND + RACE)
+    keep(SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD)
 
 
 def load_walkthrough() -> list[str]:
@@ -80,6 +82,14 @@ def load_race() -> list[str]:
 
 def save_race() -> None:
     save(PLAYGROUND + RACE)
+
+
+def load_thread() -> list[str]:
+    return load(THREAD)
+
+
+def save_thread() -> None:
+    save(THREAD)
 
 
 def load_shared() -> list[str]:
@@ -122,7 +132,8 @@ def prompt_box() -> None:
     """The prompt of the playground and the race. A longer paste is cut to the limit, with a
     message: a text area's own max_chars would drop such a paste in the browser without a word."""
     st.text_area("Prompt", key="prompt", height=80, on_change=_fit_prompt,
-                 help=f"At most {MAX_PROMPT_CHARS} characters: a longer text is cut to fit.")
+                 help=f"At most {MAX_PROMPT_CHARS} characters: a longer text is cut to fit. Both "
+                      "models learned from English text and write other languages poorly.")
     was = st.session_state.pop("prompt_was", None)
     if was:
         st.warning(f"The prompt had {was:,} characters, more than the {MAX_PROMPT_CHARS} this page "

@@ -18,24 +18,37 @@ def speed_table() -> bool:
         return False
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
                               r["gamma"], r["temperature"]))
-    st.header("Speed, measured side by side in one run")
+    st.header("Speed, measured side by side")
     # the settings, then the results: the speed-up first, where a projector's width still shows it
     number_table([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
-                   "vs transformers": r["ours_vs_hf"]} for r in speed],
+                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", 1)} for r in speed],
                  formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
                  helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
                         "tokens / pass": "Tokens written per pass of Nimbus-large",
-                        "vs transformers": "Ours against transformers' assisted generation, same pair"},
+                        "vs transformers": "Ours against transformers' assisted generation, same pair",
+                        "repeats": "Each prompt was generated this many times by every method"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
-                 wide=("target alone", "speculative"))
-    st.caption("From `make bench` (benchmarks/speed.py). With an early stop, a round's draft ends after "
+                 wide=("target alone", "speculative", "repeats"))
+    st.caption("From `make bench` (benchmarks/speed.py). Each ratio compares methods timed in turn, "
+               "prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1. "
+               f"{separate_runs(speed)}With an early stop, a round's draft ends after "
                "a token the drafter gave less than that probability, so γ is the most a round drafts: "
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
     return True
+
+
+def separate_runs(speed: list[dict]) -> str:
+    """A word on rows that came from runs of their own (told apart by their repeats): their
+    ratios compare, their tokens per second need not, as the machine's load differs."""
+    apart = sorted({r["drafter"] for r in speed if r.get("repeats", 1) != speed[0].get("repeats", 1)})
+    if not apart:
+        return ""
+    return (f"The {', '.join(apart)} rows come from a separate run: compare their ratios, not "
+            "their tokens per second. ")
 
 
 def drafter_family() -> bool:
@@ -54,7 +67,10 @@ def drafter_family() -> bool:
                 "steps, and the pass that checks γ drafts costs **v** single steps (timed with the "
                 "table; the γ sweep below times v again, in a run of its own). A round then costs "
                 "γc + v steps and writes (1 − α^(γ+1)) / (1 − α) tokens on average; their ratio is the "
-                "expected speed-up, and the best γ is the one that makes it largest.")
+                "expected speed-up, and the best γ is the one that makes it largest. That best γ "
+                "drafts γ tokens every round; with an early stop (the speed table above, the chart "
+                "below) a round drafts up to γ only while the draft is sure, and a larger γ then "
+                "does about as well as γ = 1, or better.")
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move a little from run to run, and the charts below, measured "
                "in other runs, quote slightly different values (a few hundredths of a speed-up). From "
@@ -92,6 +108,8 @@ def render() -> None:
         st.info("No measurements yet: run `make bench` to fill this page.")
     st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
                 "them all. When the draft agrees with the target often, that one pass buys several "
-                "tokens; when it does not, the round still yields one correct token. The distribution "
+                "tokens; when it does not, the round still yields one correct token, but it has paid "
+                "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
+                "slower. The distribution "
                 "of the output never changes (at temperature 0 not even the tokens do); only the "
                 "number of expensive steps does.")

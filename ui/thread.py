@@ -6,6 +6,7 @@ import streamlit as st
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, write_reply
 
+from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend
 from .models import get_pair
 
@@ -15,23 +16,37 @@ def cached_reply(drafter: str, question: str, seed: int) -> Reply:
     return write_reply(get_pair(drafter), question, seed)
 
 
+def _fit_message() -> None:
+    s = st.session_state
+    if s.message:
+        s.message, s.message_cut = fit_question(s.message)
+
+
 def asked() -> str | None:
-    """The customer message, picked or typed and cut to the page's limit; None when blank."""
-    question = st.selectbox("Customer message", QUESTIONS, accept_new_options=True,
-                            help=f"Pick one or type your own (up to {MAX_QUESTION} characters)")
-    if not question or not question.strip():
+    """The customer message, picked or typed (kept in the link, cut to the page's limit after a
+    whole word); None when blank."""
+    s = st.session_state
+    mine = [s.message] if s.get("message") and s.message not in QUESTIONS else []
+    st.selectbox("Customer message", [*QUESTIONS, *mine], key="message", accept_new_options=True,
+                 on_change=_fit_message,
+                 help=f"Pick one or type your own and press Enter (up to {MAX_QUESTION} characters). "
+                      "Each message gets a reply of its own: Nimbus does not see earlier ones. The "
+                      "models write English.")
+    cut = s.pop("message_cut", None)
+    if cut:
+        st.warning(cut, icon=":material/content_cut:")
+    if not s.message or not s.message.strip():
         st.info("Type a customer message to see the reply.")
         return None
-    question, cut_message = fit_question(question)
-    if cut_message:
-        st.warning(cut_message, icon=":material/content_cut:")
-    return question
+    return s.message
 
 
-def show(reply: Reply) -> None:
+def show(question: str) -> None:
+    """The question at once, then the reply in its bubble (written there, under a spinner)."""
     with st.chat_message("user"):
-        st.text(reply.question)
+        st.text(question)
     with st.chat_message("assistant"):
+        reply = cached_reply(st.session_state.drafter, question, int(st.session_state.seed))
         # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
         html_block(colored_text(list(reply.pieces)) + ("" if reply.complete else " …"))
     html_block(origin_legend())
@@ -45,11 +60,15 @@ def show(reply: Reply) -> None:
                f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
                f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft "
                "after a rejection is never checked. Green tokens (solid underline) are drafts that were kept, "
-               "pink ones (dashed) corrections, blue ones (double) bonus tokens.")
+               "pink ones (dashed) corrections, blue ones (double) bonus tokens. A model this small "
+               "sometimes repeats itself; such a loop is Nimbus-large's own: the pair writes what "
+               "Nimbus-large alone would.")
 
 
 def render() -> None:
+    settings.show_problems(settings.load_thread())
     get_pair(st.session_state.drafter)  # a missing model file stops the page here, with its fix
     question = asked()
     if question is not None:
-        show(cached_reply(st.session_state.drafter, question, int(st.session_state.seed)))
+        settings.save_thread()
+        show(question)

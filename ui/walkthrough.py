@@ -32,7 +32,11 @@ def _go(delta: int) -> None:
 
 
 def _roll_again() -> None:
-    st.session_state.seed = int(np.random.default_rng().integers(0, settings.MAX_SEED))
+    _new_round(int(np.random.default_rng().integers(0, settings.MAX_SEED)))
+
+
+def _new_round(seed: int) -> None:
+    st.session_state.seed = seed
     st.session_state.revealed = 0
     focus.after_click(show=STEP_TOP)
 
@@ -78,6 +82,10 @@ def _nav() -> None:
                   disabled=st.session_state.step >= LAST)
         st.button("Roll again", on_click=_roll_again, icon=":material/casino:",
                   help="New coin flips and a new draft: a new seed in the link")
+        if st.session_state.seed != settings.DEFAULT_SEED:
+            st.button("Worked example", on_click=_new_round, args=(settings.DEFAULT_SEED,),
+                      icon=":material/undo:", help=f"Back to seed {settings.DEFAULT_SEED}, the round the "
+                      "lesson is written around (with Nimbus-mini: two guesses kept, the third corrected)")
 
 
 def _revealed(sc: Scenario) -> int:
