@@ -11,6 +11,7 @@ import html
 import importlib.util
 import inspect
 import json
+import re
 import time
 import unicodedata
 from pathlib import Path
@@ -687,8 +688,11 @@ def test_the_colour_key_reads_as_words():
     key = origin_legend()
     for label in ("accepted draft", "correction (from the residual)", "bonus (from p)"):
         assert f">{label}</span>" in key  # no ␣ between its words, as a token's spaces get
-    chips = key.split("<span")[1:]
+    chips = key.split('<span class="tok"')[1:]
     assert len(chips) == 3
+    # to a screen reader, a list: "Colour key: accepted draft, correction (…), bonus (from p)"
+    spoken = re.sub(r"<[^>]+>", "", key)
+    assert spoken == "Colour key: accepted draft, correction (from the residual), bonus (from p)"
     for c in chips:  # the page's type: in a style, the later of two rules wins
         assert c.index("font-family:monospace") < c.index("font-family:inherit")
         assert c.index("white-space:break-spaces") < c.index("white-space:nowrap")  # kept whole

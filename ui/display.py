@@ -24,8 +24,9 @@ def show_chart(chart: Chart, key: str) -> None:
     at any width; then its text alternative and its numbers."""
     spec = legible(enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict())
     title = lifted_title(spec)
-    st.markdown(f'<p class="chart-title" style="font-weight:600;margin:0.5rem 0 0">{html.escape(title)}</p>',
-                unsafe_allow_html=True)
+    # a heading to a screen reader, so that a chart can be reached from the list of headings
+    st.markdown(f'<p class="chart-title" role="heading" aria-level="3" style="font-weight:600;margin:0.5rem 0 0">'
+                f'{html.escape(title)}</p>', unsafe_allow_html=True)
     # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
     st.plotly_chart(spec, key=key, config={"displayModeBar": False})
     st.caption(plain_markdown(chart.alt))
@@ -80,10 +81,12 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
 
 def origin_legend(with_target: bool = False) -> str:
     """The key to the token colours and underlines, in the page's own type: its labels are
-    words, not tokens. `with_target` adds the tokens Nimbus-large wrote alone."""
-    return " ".join(chip(label, ORIGIN_COLORS[o], visible_space=False, line=ORIGIN_LINES[o],
-                         style="font-family:inherit;white-space:nowrap")  # an entry never splits
-                    for o, label in ORIGIN_LABELS.items() if with_target or o != "target")
+    words, not tokens. `with_target` adds the tokens Nimbus-large wrote alone. A screen reader
+    hears it as a list ("Colour key: accepted draft, correction…")."""
+    entries = [chip(label, ORIGIN_COLORS[o], visible_space=False, line=ORIGIN_LINES[o],
+                    style="font-family:inherit;white-space:nowrap")  # an entry never splits
+               for o, label in ORIGIN_LABELS.items() if with_target or o != "target"]
+    return '<span class="sr-only">Colour key: </span>' + '<span class="sr-only">,</span> '.join(entries)
 
 
 def colored_text(pieces: list[tuple[str, str]]) -> str:
