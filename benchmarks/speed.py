@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 from common import RESULTS, add_prompts_option, chosen_prompts, run, write
 
@@ -44,6 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     prompts = chosen_prompts(ap, args, BENCH_PROMPTS)
     rows = []
+    run_id = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # rows kept from earlier runs keep theirs
     for drafter in args.drafters:
         pair = load_pair(drafter)
         for (gamma, stop_below), temperature in ((g, t) for g in args.settings for t in args.temperatures):
@@ -53,7 +55,7 @@ def main() -> None:
             t = report.totals
             rows.append({"drafter": drafter, "temperature": temperature, "gamma": gamma,
                          "stop_below": stop_below,
-                         "tokens": args.tokens, "repeats": args.repeats,
+                         "tokens": args.tokens, "repeats": args.repeats, "run": run_id,
                          "target_tokens_per_s": t["target"].tokens_per_second,
                          "speculative_tokens_per_s": t["speculative"].tokens_per_second,
                          "hf_assisted_tokens_per_s": t["hf-assisted"].tokens_per_second,

@@ -18,7 +18,7 @@ from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLO
 
 
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
-    """Token names slanted under each panel, or upright where slanted ones would overlap (a
+    """Token names slanted under each panel, or vertical where slanted ones would overlap (a
     phone's narrow panels)."""
     return fig.update_xaxes(autotickangles=[-40, -90])  # tried in turn, the angle left on "auto"
 

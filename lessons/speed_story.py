@@ -19,6 +19,15 @@ def load(name: str):
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def run_numbers(rows: list[dict]) -> list[int]:
+    """Which run of benchmarks/speed.py each row came from, numbered 1, 2, … in order of first
+    appearance. speed.json keeps the rows a run did not measure again; a row names its run,
+    or, saved before rows did, is told apart by its number of repeats."""
+    runs = [row.get("run", f"repeats {row.get('repeats')}") for row in rows]
+    order = list(dict.fromkeys(runs))
+    return [order.index(run) + 1 for run in runs]
+
+
 def early_stop_text(stop_below: float) -> str:
     """How a speed row's drafts end: "off" (always γ tokens) or "below 0.5"."""
     return f"below {stop_below:g}" if stop_below else "off"

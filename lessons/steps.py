@@ -97,20 +97,27 @@ def _exact_takeaway(sc: Scenario) -> str:
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floor: float) -> str:
     """Step 5's warning where a shortcut's error hides in the simulation's noise (`hidden`, from
-    montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule."""
+    montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule. The
+    reason is β only where β explains it: resampling from p is off by at most β, accepting every
+    draft by 1 − β; otherwise the draws are too few."""
     if not hidden:
         return ""
-    why = ("the draft hardly ever agrees with the target, so nearly every draft is rejected and "
-           "the token comes from the second draw" if beta < 0.5 else
-           "q is almost p, so nearly every draft is kept and what follows a rejection hardly matters")
+    if beta <= 2 * floor:
+        why = (f"At this position β = {beta:.3f}: the draft hardly ever agrees with the target, so "
+               "nearly every draft is rejected and the token comes from the second draw.")
+    elif 1 - beta <= 2 * floor:
+        why = (f"At this position β = {beta:.3f}: q is almost p, so nearly every draft is kept and "
+               "what follows a rejection hardly matters.")
+    else:
+        why = f"At {draws:,} draws chance alone moves a distance by about {floor:.3f}."
     names = " and ".join(f"“{rule}” (exactly {error:.3f} from p, counted as above)"
                          for rule, error in hidden.items())
     one = len(hidden) == 1
-    return (f"At this position β = {beta:.3f}: {why}. So {names} {'is' if one else 'are'} nearly "
-            f"right here too, within what chance alone gives at {draws:,} draws ({floor:.3f}), and "
-            f"these distances cannot rank {'it' if one else 'them'} against the rule, which is exact "
-            "at every β. Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini "
-            "usually is, the gap shows.")
+    then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
+            "gap shows." if beta <= 2 * floor or 1 - beta <= 2 * floor else "More draws tell them apart.")
+    return (f"{why} So {names} {'is' if one else 'are'} within about twice what chance alone gives "
+            f"at {draws:,} draws ({floor:.3f}), and these distances cannot rank {'it' if one else 'them'} "
+            f"against the rule, which is exact at every β. {then}")
 
 
 STEPS = (

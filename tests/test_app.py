@@ -192,9 +192,16 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
     for at in (poor, good):
         no_exception(at)
         assert step_shown(at) == 5 and not at.warning
-    (note,) = [i.value for i in poor.info if "nearly right here" in i.value]
-    assert "“resample from p on reject” (exactly " in note and "10,000 draws" in note
-    assert not [i.value for i in good.info if "nearly right here" in i.value]
+    (note,) = [i.value for i in poor.info if "cannot rank" in i.value]
+    assert "hardly ever agrees" in note and "“resample from p on reject” (exactly " in note
+    assert "10,000 draws" in note
+    assert not [i.value for i in good.info if "cannot rank" in i.value]
+    # at 100 draws the worked example's own shortcuts can hide in the noise: then the draws are
+    # named as the reason, not beta (0.495 there)
+    good.select_slider(key="mc_rounds").set_value(100).run()
+    no_exception(good)
+    (few,) = [i.value for i in good.info if "cannot rank" in i.value]
+    assert few.startswith("At 100 draws chance alone") and "β =" not in few
 
 
 def draws(at: AppTest) -> tuple:
@@ -236,6 +243,12 @@ def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     assert at.session_state["seed"] == DEFAULT_SEED and "seed" not in at.query_params
     assert step_shown(at) == 3 and draws(at) == before
     assert not has_button(at, "Worked example")
+    # another drafter on seed 16 is not the worked example either: the button brings back both
+    other = page("walkthrough", step="3", drafter="early-exit-4")
+    button(other, "Worked example").click().run()
+    no_exception(other)
+    assert other.session_state["drafter"] == default_drafter() and "drafter" not in other.query_params
+    assert draws(other) == before and not has_button(other, "Worked example")
 
 
 def test_a_link_sets_the_sliders_to_values_they_can_show():
@@ -505,6 +518,11 @@ def test_so_what_page_runs():
     assert len(speed_rows) == 1 and {"off", "below 0.5"} <= set(speed_rows[0]["early stop"])
     # the result next to the settings, where a projector's width still shows it
     assert list(speed_rows[0].columns[:5]) == ["drafter", "temperature", "γ", "early stop", "speed-up"]
+    # the shipped table holds rows of two runs (the early exit's ran apart): a column says which
+    table = speed_rows[0]
+    runs = dict(zip(table["drafter"], table["run"]))
+    assert runs["nimbus-mini"] != runs["early-exit-4"] and "Rows from different runs" in captions
+    assert set(table["speed-up"].round(2)) == set(table["speed-up"])  # stored as shown
 
 
 def test_so_what_tables_grow_with_instructor_mode():
@@ -595,6 +613,9 @@ def test_race_at_temperature_zero_writes_the_same_text(monkeypatch):
     (ui.race.FEW_PASSES, "One race is one sample")])
 def test_a_race_too_short_to_measure_says_so(passes, said):
     assert said in ui.race.race_note(passes)
+    if passes < ui.race.FEW_PASSES:
+        assert "Raise Tokens" in ui.race.race_note(passes)
+        assert "ended this text early" in ui.race.race_note(passes, ended_early=True)
 
 
 def test_the_noise_slider_reaches_generate(monkeypatch):

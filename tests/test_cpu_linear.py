@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
 
+from specdec_core import quality
 from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, is_half_exact,
                                      use_cpu_kernels, use_half_weights)
 from specdec_core.quality import best_gamma, pass_seconds, verify_cost
@@ -199,6 +201,25 @@ def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
         verify_cost(pair, context, len(context))
     # the walkthrough times a one-token prompt's pass too: no cached prefix at all
     assert all(t > 0 for t in pass_seconds(pair, context[:1] * 5, 5, repeats=2))
+
+
+def test_alternate_timings_sum_up_the_timed_turns_with_the_chosen_statistic(monkeypatch):
+    """A fake clock: call "a" takes 9 s on the untimed first turn, then 3, 1 and 2 s; "b" 1 s
+    each time. The walkthrough's step 2 says "fastest of N tries": that is the minimum."""
+    durations = iter([9, 1, 3, 1, 1, 1, 2, 1])  # a, b per turn
+    clock = [0.0]
+
+    def perf_counter():
+        return clock[0]
+
+    def call():
+        clock[0] += next(durations)
+
+    monkeypatch.setattr(quality.time, "perf_counter", perf_counter)
+    calls = {"a": call, "b": call}
+    assert quality.alternate_timings(calls, repeats=3) == {"a": 2.0, "b": 1.0}  # median
+    durations = iter([9, 1, 3, 1, 1, 1, 2, 1])
+    assert quality.alternate_timings(calls, repeats=3, statistic=np.min) == {"a": 1.0, "b": 1.0}
 
 
 def test_expected_speedup_divides_by_the_verify_cost():

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story, steps
 from lessons.chart import enlarged, legible, lifted_title
 from lessons.playground import summarize
+import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
 from lessons.style import prob_is, prob_pair, prob_text, says, token_label, visible
@@ -357,6 +358,14 @@ def test_monte_carlo_chart(rejected):
     assert_escaped(chart.figure)
 
 
+def test_speed_rows_are_numbered_by_the_run_that_measured_them():
+    assert speed_story.run_numbers([{"run": "b"}, {"run": "a"}, {"run": "b"}]) == [1, 2, 1]
+    # rows saved before they named their run: told apart by their repeats
+    assert speed_story.run_numbers([{"repeats": 3}, {"repeats": 3}, {"repeats": 1}]) == [1, 1, 2]
+    assert speed_story.run_numbers([{"run": "a", "repeats": 3}, {"repeats": 3}]) == [1, 2]
+    assert speed_story.run_numbers([{"run": "a"}, {"run": "a"}]) == [1, 1]
+
+
 def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
     """A speed-up below the dotted 1x line is a slowdown; the y axis says what it counts. The
     line is drawn over the data, where a line of tokens per pass near 1 would hide it."""
@@ -456,13 +465,18 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # errors of 0.55 and 0.1375 stand out of any sensible noise
     assert montecarlo.hidden_shortcuts(P_MC, Q_MC, [0, 1, 2, 3], floor=0.02) == {}
 
+    # the reason is beta where beta explains it (each shortcut is off by at most beta or 1 - beta)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, 0.02)
-    assert "β = 0.010" in note and "hardly ever agrees" in note
-    assert "“resample from p on reject” (exactly 0.008 from p, counted as above) is nearly right" in note
+    assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
+    assert "“resample from p on reject” (exactly 0.008 from p, counted as above) is within" in note
     assert "10,000 draws (0.020)" in note and "rank it against the rule" in note
     both = steps.hidden_shortcut_note({"accept every draft": 0.01, "resample from p on reject": 0.005},
                                       0.99, 1_000, 0.02)
-    assert "q is almost p" in both and " are nearly right" in both and "rank them" in both
+    assert "q is almost p" in both and " are within" in both and "rank them" in both
+    # and the draws where they are too few: at 100 draws chance hides a shortcut at beta 0.5 too
+    few = steps.hidden_shortcut_note({"resample from p on reject": 0.2}, 0.495, 100, 0.14)
+    assert few.startswith("At 100 draws chance alone moves a distance by about 0.140.")
+    assert "β =" not in few and few.endswith("More draws tell them apart.")
     assert steps.hidden_shortcut_note({}, 0.5, 10_000, 0.02) == ""
 
 
@@ -555,6 +569,15 @@ def test_all_five_takeaways_render(which, request):
         assert texts[2].startswith("1 guess is locked in.")  # one kept, in plain English
         assert "the guess after it was built on it and is dropped without a coin flip" in texts[2]
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
+
+
+def test_step_2_times_the_fastest_of_the_turns_it_names(monkeypatch):
+    asked = []
+    monkeypatch.setattr(lessons.scenario.quality, "pass_seconds", lambda *a: asked.append(a) or (2.0, 1.0))
+    assert lessons.scenario.pass_seconds("pair", [5, 6], [7, 8, 9]) == (2.0, 1.0)
+    assert asked == [("pair", [5, 6, 7, 8, 9], 4, lessons.scenario.TIMED_TURNS, np.min)]
+    assert f"fastest of {lessons.scenario.TIMED_TURNS} tries" in step(2).takeaway(make_scenario(
+        drafts=(1, 2, 6), q_rows=[[1] * V] * 3, p_rows=[[1] * V] * 4))
 
 
 @pytest.mark.parametrize("verify, said", [(0.0131, "1.3 times as long as"),

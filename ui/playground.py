@@ -69,7 +69,7 @@ def render() -> None:
          "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                  "each (a round keeps some drafts and adds one correction or bonus token)"},
         {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
-         "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per round if every draft were "
+         "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per pass if every draft were "
                  "kept with the same chance α, independently"},
         {"label": f"Target passes for {result.stats.new_tokens} tokens", "value": result.stats.target_passes,
          "help": "Nimbus-large alone would need one pass per token"})

@@ -133,21 +133,24 @@ def render() -> None:
                                                       f"{len(base.ids) / base.passes:.2f}"},
         {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
-                 "stop ended a draft, and near the end, where a round drafts at most one token fewer "
-                 "than the tokens still to write (if it keeps every draft, a bonus token completes them)"},
+                 "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
+                 "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
+                 "completes them), and never fewer than one"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": "At temperature 0 both sides write the same tokens. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
-    st.caption(race_note(spec.passes))
+    st.caption(race_note(spec.passes, ended_early=len(spec.ids) < st.session_state.tokens))
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up
 FEW_PASSES = 8
 
 
-def race_note(passes: int) -> str:
+def race_note(passes: int, ended_early: bool = False) -> str:
     if passes < FEW_PASSES:
+        more = ("Nimbus-large ended this text early: another prompt or seed writes more."
+                if ended_early else "Raise Tokens to measure it.")
         return (f"The speculative side made only {passes} target pass{'' if passes == 1 else 'es'}: "
-                "one lucky or unlucky round decides a speed-up this short. Raise Tokens to measure it.")
+                f"one lucky or unlucky round decides a speed-up this short. {more}")
     return ("One race is one sample: run it again, or with another seed, and the speed-up moves by "
             "a tenth or two either way, as the machine's load and the draws change.")

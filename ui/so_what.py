@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (early_stop_chart, early_stop_text, load, saved_verify_costs, sweep_chart,
-                                 verify_cost_note)
+from lessons.speed_story import (early_stop_chart, early_stop_text, load, run_numbers, saved_verify_costs,
+                                 sweep_chart, verify_cost_note)
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 
@@ -18,37 +18,33 @@ def speed_table() -> bool:
         return False
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
                               r["gamma"], r["temperature"]))
+    runs = run_numbers(speed)
     st.header("Speed, measured side by side")
     # the settings, then the results: the speed-up first, where a projector's width still shows it
     number_table([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
-                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", 1)} for r in speed],
+                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", "–"),
+                   **({"run": run} if max(runs) > 1 else {})} for r, run in zip(speed, runs)],
                  formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
                  helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
                         "tokens / pass": "Tokens written per pass of Nimbus-large",
                         "vs transformers": "Ours against transformers' assisted generation, same pair",
-                        "repeats": "Each prompt was generated this many times by every method"},
+                        "repeats": "Each prompt was generated this many times by every method",
+                        "run": "Rows of one run were measured together; the machine's load differs "
+                               "between runs"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
                  wide=("target alone", "speculative", "repeats"))
-    st.caption("From `make bench` (benchmarks/speed.py). Each ratio compares methods timed in turn, "
-               "prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1. "
-               f"{separate_runs(speed)}With an early stop, a round's draft ends after "
+    apart = (" Rows from different runs (the run column) compare by their ratios, not their tokens "
+             "per second, which move with the machine's load." if max(runs) > 1 else "")
+    st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
+               "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
+               f"{apart} With an early stop, a round's draft ends after "
                "a token the drafter gave less than that probability, so γ is the most a round drafts: "
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
     return True
-
-
-def separate_runs(speed: list[dict]) -> str:
-    """A word on rows that came from runs of their own (told apart by their repeats): their
-    ratios compare, their tokens per second need not, as the machine's load differs."""
-    apart = sorted({r["drafter"] for r in speed if r.get("repeats", 1) != speed[0].get("repeats", 1)})
-    if not apart:
-        return ""
-    return (f"The {', '.join(apart)} rows come from a separate run: compare their ratios, not "
-            "their tokens per second. ")
 
 
 def drafter_family() -> bool:

@@ -61,14 +61,16 @@ def show(question: str) -> None:
                f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply); a draft "
                "after a rejection is never checked. Green tokens (solid underline) are drafts that were kept, "
                "pink ones (dashed) corrections, blue ones (double) bonus tokens. A model this small "
-               "sometimes repeats itself; such a loop is Nimbus-large's own: the pair writes what "
-               "Nimbus-large alone would.")
+               "sometimes repeats itself; such a loop comes from Nimbus-large's own distribution, which "
+               "the pair samples exactly.")
 
 
 def render() -> None:
     settings.show_problems(settings.load_thread())
     get_pair(st.session_state.drafter)  # a missing model file stops the page here, with its fix
     question = asked()
-    if question is not None:
-        settings.save_thread()
-        show(question)
+    if question is None:
+        st.query_params.pop("message", None)  # a blank message is not kept in the link
+        return
+    settings.save_thread()
+    show(question)

@@ -13,7 +13,7 @@ from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
                            prob_pair, says)
-from specdec_core.catalog import DEFAULT_DRAFTER
+from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
 from . import focus, settings
@@ -33,6 +33,16 @@ def _go(delta: int) -> None:
 
 def _roll_again() -> None:
     _new_round(int(np.random.default_rng().integers(0, settings.MAX_SEED)))
+
+
+def _worked_example() -> None:
+    st.session_state.drafter = default_drafter()
+    _new_round(settings.DEFAULT_SEED)
+
+
+def _on_worked_example() -> bool:
+    s = st.session_state
+    return s.seed == settings.DEFAULT_SEED and s.drafter == default_drafter()
 
 
 def _new_round(seed: int) -> None:
@@ -82,10 +92,10 @@ def _nav() -> None:
                   disabled=st.session_state.step >= LAST)
         st.button("Roll again", on_click=_roll_again, icon=":material/casino:",
                   help="New coin flips and a new draft: a new seed in the link")
-        if st.session_state.seed != settings.DEFAULT_SEED:
-            st.button("Worked example", on_click=_new_round, args=(settings.DEFAULT_SEED,),
-                      icon=":material/undo:", help=f"Back to seed {settings.DEFAULT_SEED}, the round the "
-                      "lesson is written around (with Nimbus-mini: two guesses kept, the third corrected)")
+        if not _on_worked_example():
+            st.button("Worked example", on_click=_worked_example, icon=":material/undo:",
+                      help=f"Back to the round the lesson is written around: Nimbus-mini, seed "
+                           f"{settings.DEFAULT_SEED} (two guesses kept, the third corrected)")
 
 
 def _revealed(sc: Scenario) -> int:

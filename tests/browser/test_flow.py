@@ -194,6 +194,7 @@ def test_a_message_typed_into_the_thread_is_answered_as_written(page: Page):
     page.keyboard.press("Enter")
     expect(page.get_by_text("The message had 383 characters")).to_be_visible(timeout=RUN_MS)
     settled(page)
+    expect(page).to_have_url(re.compile(r"[?&]message=My(\+|%20)%3Cb%3Einvoice"))  # the link keeps it
     asked = page.get_by_test_id("stChatMessage").first
     expect(asked).to_contain_text("My <b>invoice</b> shows the wrong company name. My <b>")
     expect(page.locator('[data-testid="stMain"] b', has_text="invoice")).to_have_count(0)
