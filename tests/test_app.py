@@ -558,6 +558,13 @@ def test_playground_reacts_to_gamma():
     assert any(c.value.startswith(f"{passes} rounds to write 48 tokens") for c in at.caption)
 
 
+def test_playground_alpha_points_to_the_steadier_table_figure():
+    """One 48-token text moves α by tenths; its help gives the drafter table's figure."""
+    row = next(r for r in drafter_table() if r.drafter == "nimbus-mini")
+    assert f"measured {row.alpha:.3f} for nimbus-mini" in ui.playground.alpha_help("nimbus-mini")
+    assert ui.playground.alpha_help("early-exit-29") == "Kept drafts / checked drafts, in this one text."
+
+
 def test_playground_counts_a_text_that_ended_early():
     at = page("playground", seed="8")  # this draw writes the end-of-text token before 48 tokens
     no_exception(at)
