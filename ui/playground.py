@@ -55,7 +55,7 @@ def alpha_help(drafter: str) -> str:
     """What the measured α counts, beside the steadier figure of the drafter table."""
     row = next((r for r in drafter_table() if r.drafter == drafter), None)
     table = (f" The drafter table (So what) measured {row.alpha:.3f} for {drafter} over hundreds of "
-             "positions at temperature 1, with no noise." if row else "")
+             "positions, at temperature 1 and draft noise 0." if row else "")
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 

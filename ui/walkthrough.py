@@ -48,7 +48,8 @@ def _on_worked_example() -> bool:
 def _new_round(seed: int) -> None:
     st.session_state.seed = seed
     st.session_state.revealed = 0
-    focus.after_click(show=STEP_TOP)
+    # the worked example's button goes away once pressed: the focus then moves to Roll again
+    focus.after_click("Roll again", show=STEP_TOP)
 
 
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
