@@ -110,13 +110,13 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floo
                "what follows a rejection hardly matters.")
     else:
         why = f"At {draws:,} draws chance alone moves a distance by about {floor:.3f}."
-    names = " and ".join(f"“{rule}” (exactly {error:.3f} from p, counted as above)"
+    names = " and ".join(f"“{rule}” ({error:.3f} from p exactly, over the tokens shown and the rest)"
                          for rule, error in hidden.items())
     one = len(hidden) == 1
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
             "gap shows." if beta <= 2 * floor or 1 - beta <= 2 * floor else "More draws tell them apart.")
-    return (f"{why} So {names} {'is' if one else 'are'} within about twice what chance alone gives "
-            f"at {draws:,} draws ({floor:.3f}), and these distances cannot rank {'it' if one else 'them'} "
+    return (f"{why} So {names} {'is' if one else 'are'} within twice what chance alone gives at "
+            f"{draws:,} draws (2 × {floor:.3f}), and these distances cannot rank {'it' if one else 'them'} "
             f"against the rule, which is exact at every β. {then}")
 
 

@@ -468,8 +468,9 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # the reason is beta where beta explains it (each shortcut is off by at most beta or 1 - beta)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, 0.02)
     assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
-    assert "“resample from p on reject” (exactly 0.008 from p, counted as above) is within" in note
-    assert "10,000 draws (0.020)" in note and "rank it against the rule" in note
+    assert "“resample from p on reject” (0.008 from p exactly, over the tokens shown and the rest) is " \
+           "within twice what chance alone gives at 10,000 draws (2 × 0.020)" in note
+    assert "rank it against the rule" in note
     both = steps.hidden_shortcut_note({"accept every draft": 0.01, "resample from p on reject": 0.005},
                                       0.99, 1_000, 0.02)
     assert "q is almost p" in both and " are within" in both and "rank them" in both

@@ -102,7 +102,9 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
                               title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
                               line=ORIGIN_LINES.get(origin, "solid"), style="white-space:pre")
                          + "<br>" * text.count("\n") for text, origin in pieces if text)
-    spoken = f"{''.join(text for text, _ in pieces)} ({origin_counts([o for _, o in pieces])})"
+    # on one line: a blank line would end the HTML block, and markdown would take what follows
+    said = re.sub(r"\s*\n\s*", " ", "".join(text for text, _ in pieces))
+    spoken = f"{said} ({origin_counts([o for _, o in pieces])})"
     return f'<span aria-hidden="true">{chips}</span><span class="sr-only">{html.escape(spoken)}</span>'
 
 

@@ -21,12 +21,14 @@ def speed_table() -> bool:
     runs = run_numbers(speed)
     st.header("Speed, measured side by side")
     # the settings, then the results: the speed-up first, where a projector's width still shows it
-    number_table([{"drafter": r["drafter"], "temperature": r["temperature"], "γ": r["gamma"],
+    # the run beside the drafter when there are several: the caption points to it
+    number_table([{"drafter": r["drafter"], **({"run": run} if max(runs) > 1 else {}),
+                   "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
-                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", "–"),
-                   **({"run": run} if max(runs) > 1 else {})} for r, run in zip(speed, runs)],
+                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", "–")}
+                  for r, run in zip(speed, runs)],
                  formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
                  helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
