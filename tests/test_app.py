@@ -301,6 +301,8 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1, warnings
     assert f"`{param}=" in warnings[0] and "Ignored" in warnings[0]
+    if not raw.strip():  # a blank value is seen, not an empty box
+        assert f"`{param}={'␣' * len(raw)}`" in warnings[0]
     said = {False: "off", True: "on"}.get(default) if isinstance(default, bool) else \
         f"“{default}”" if isinstance(default, str) else str(default)
     assert f"Using {said} instead." in warnings[0]  # the default as the reader knows it

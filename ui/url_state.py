@@ -80,9 +80,12 @@ def text_param(name: str, default: str, max_chars: int) -> Param:
 def _shown(value: Any) -> str:
     """A value from a link as it may sit in a message's code span: control, format and
     direction characters (which could reverse the message or break its line) become �, and a
-    backtick, which would close the span and let the rest be read as markdown, becomes ˋ."""
+    backtick, which would close the span and let the rest be read as markdown, becomes ˋ. A
+    value of spaces only shows them as ␣: as they are, the span would look empty."""
     text = "".join("�" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
                    for c in str(value)).replace("`", "ˋ")
+    if not text.strip():
+        text = text.replace(" ", "␣")
     return text if len(text) <= 40 else text[:37] + "…"
 
 
