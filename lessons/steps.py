@@ -102,6 +102,8 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floo
     draft by 1 − β; otherwise the draws are too few."""
     if not hidden:
         return ""
+    then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
+            "gap shows.")
     if beta <= 2 * floor:
         why = (f"At this position β = {beta:.3f}: the draft hardly ever agrees with the target, so "
                "nearly every draft is rejected and the token comes from the second draw.")
@@ -110,11 +112,10 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floo
                "what follows a rejection hardly matters.")
     else:
         why = f"At {draws:,} draws chance alone moves a distance by about {floor:.3f}."
+        then = "More draws tell them apart."
     names = " and ".join(f"“{rule}” ({error:.3f} from p exactly, over the tokens shown and the rest)"
                          for rule, error in hidden.items())
     one = len(hidden) == 1
-    then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
-            "gap shows." if beta <= 2 * floor or 1 - beta <= 2 * floor else "More draws tell them apart.")
     return (f"{why} So {names} {'is' if one else 'are'} within twice what chance alone gives at "
             f"{draws:,} draws (2 × {floor:.3f}), and these distances cannot rank {'it' if one else 'them'} "
             f"against the rule, which is exact at every β. {then}")

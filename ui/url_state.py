@@ -12,6 +12,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from lessons.style import visible
+
 MAX_SEED = 2**31 - 1
 
 
@@ -81,11 +83,11 @@ def _shown(value: Any) -> str:
     """A value from a link as it may sit in a message's code span: control, format and
     direction characters (which could reverse the message or break its line) become �, and a
     backtick, which would close the span and let the rest be read as markdown, becomes ˋ. A
-    value of spaces only shows them as ␣: as they are, the span would look empty."""
+    blank value shows its spaces as ␣ (or ∅ when empty): as it is, the span would look empty."""
     text = "".join("�" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
                    for c in str(value)).replace("`", "ˋ")
     if not text.strip():
-        text = text.replace(" ", "␣")
+        text = visible(text)
     return text if len(text) <= 40 else text[:37] + "…"
 
 

@@ -172,8 +172,9 @@ def _exactness(sc: Scenario) -> None:
     labels = sc.labels
     show_chart(figures.decomposition_chart(p, q, tokens, labels, position=row + 1), "decomposition")
     rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
-                              key="mc_rounds", format_func="{:,}".format, help="Each draw drafts x ~ q at this one position and "
-                              "applies a rule; the bars are how often each token came out.")
+                              key="mc_rounds", format_func="{:,}".format,
+                              help="Each draw drafts x ~ q at this one position and applies a rule; "
+                                   "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
