@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from specdec_core.engine import generate  # noqa: E402
+from specdec_core.engine import encode, generate  # noqa: E402
 from specdec_core.inputs import read_prompts  # noqa: E402
 
 RESULTS = ROOT / "assets" / "benchmarks"
@@ -58,7 +58,7 @@ def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026,
     (prompt + continuation ids, index of the first continuation token)."""
     texts = []
     for i, prompt in enumerate(prompts):
-        ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        ids = encode(pair, prompt)
         out = generate(pair, prompt, new_tokens, "target", temperature=1.0, seed=seed + i)
         texts.append((ids + out.token_ids, len(ids)))
     return texts
@@ -69,7 +69,7 @@ def greedy_texts(pair, new_tokens: int = 96,
     """The target's own greedy continuations of the held-out prompts."""
     texts = []
     for prompt in prompts:
-        ids = pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        ids = encode(pair, prompt)
         out = generate(pair, prompt, new_tokens, "target", temperature=0.0)
         texts.append((ids + out.token_ids, len(ids)))
     return texts

@@ -18,7 +18,7 @@ import statistics
 
 from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, run, write
 
-from specdec_core.engine import generate
+from specdec_core.engine import encode, generate
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import step_cost, verify_costs
@@ -67,7 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     prompts = chosen_prompts(ap, args, HELDOUT_PROMPTS[:4])
     pair = load_pair(args.drafter)
-    first = pair.tokenizer(prompts[0], add_special_tokens=False)["input_ids"]
+    first = encode(pair, prompts[0])
     context = first + generate(pair, prompts[0], 48, "target", temperature=0.0).token_ids
     timings, counted = [timed_costs(pair, context)], {}
     for temperature in args.temperatures:

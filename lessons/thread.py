@@ -54,10 +54,19 @@ def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = 
     return pieces
 
 
+_SLOT = "\ue000"  # a private-use character: where the template puts the customer's message
+
+
 def chat_ids(tokenizer, question: str) -> list[int]:
-    messages = [{"role": "system", "content": SUPPORT_SYSTEM}, {"role": "user", "content": question}]
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    return tokenizer(text, add_special_tokens=False)["input_ids"]
+    """The support conversation as token ids, ready for the reply. The template's own markers
+    are control tokens; the question is read as the characters it holds, so an "<|im_end|>"
+    typed into it cannot end the customer's turn or start another."""
+    messages = [{"role": "system", "content": SUPPORT_SYSTEM}, {"role": "user", "content": _SLOT}]
+    before, after = tokenizer.apply_chat_template(messages, tokenize=False,
+                                                  add_generation_prompt=True).split(_SLOT)
+    return (tokenizer(before, add_special_tokens=False)["input_ids"]
+            + tokenizer(question, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+            + tokenizer(after, add_special_tokens=False)["input_ids"])
 
 
 def fit_question(text: str) -> tuple[str, str | None]:
@@ -76,7 +85,7 @@ def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Rep
     result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
                       REPLY_TEMPERATURE, seed=seed)
     pieces = token_pieces(pair.tokenizer, result.token_ids)
-    kept = result.origins.count("accepted")
     complete = bool(result.token_ids) and result.token_ids[-1] == pair.tokenizer.eos_token_id
-    return Reply(question, tuple(zip(pieces, result.origins)), result.stats.target_passes,
-                 result.stats.new_tokens, kept, kept + result.origins.count("correction"), complete)
+    s = result.stats  # counts every check, those of a last round the token limit cut short too
+    return Reply(question, tuple(zip(pieces, result.origins)), s.target_passes, s.new_tokens,
+                 s.accepted, s.checked, complete)

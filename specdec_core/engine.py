@@ -249,8 +249,10 @@ def check_prompt_text(prompt) -> None:
 
 
 def encode(pair, prompt: str) -> list[int]:
+    """A prompt's token ids, read as the characters it holds: "<|endoftext|>" in it is text,
+    not the control token. A prompt in the chat format is given as token ids."""
     check_prompt_text(prompt)
-    return pair.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    return pair.tokenizer(prompt, add_special_tokens=False, split_special_tokens=True)["input_ids"]
 
 
 def check_seed(seed) -> None:

@@ -17,8 +17,8 @@ import torch
 from safetensors import SafetensorError
 
 from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
-                      MODEL_CACHE, REINSTALL_COMMAND, SETUP_COMMAND, ModelFileError, gguf_path,
-                      validate_drafter_name)
+                      MODEL_CACHE, NIMBUS_MINI_NAMES, REINSTALL_COMMAND, ROOT, SETUP_COMMAND,
+                      ModelFileError, gguf_path, validate_drafter_name)
 from .cpu_linear import pack_weights, use_cpu_kernels, use_half_weights
 from .drafters import EarlyExitDrafter, load_nimbus_mini
 from .model_cache import check_writable, save_whole
@@ -57,12 +57,24 @@ def _convert_gguf(dest: Path) -> None:
 
 def load_target(device: str = "cpu"):
     """(model, tokenizer) for Nimbus-large, converting the GGUF on first use."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
+    bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()  # the library reports through return values, not bars
+    try:
+        model, tokenizer = _read_target(MODEL_CACHE / "nimbus-large")
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    # outside the rebuild: running out of memory on the device says nothing about the file
+    return for_inference(model.to(device)), tokenizer
 
-    dest = MODEL_CACHE / "nimbus-large"
+
+def _read_target(dest: Path):
+    """(model, tokenizer) from the converted copy in `dest`, made from the GGUF when missing
+    and made again, once, when unreadable: the copy is derived data."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     for attempt in range(2):
         if not (dest / "model.safetensors").is_file():
             check_writable(MODEL_CACHE)
@@ -73,12 +85,11 @@ def load_target(device: str = "cpu"):
                 dest, dtype=torch.float32, use_safetensors=True, output_loading_info=True)
             if any(info[k] for k in ("missing_keys", "unexpected_keys", "mismatched_keys")):
                 raise ValueError("its weights do not match its config.json")
-            _check_finite(model)
-            return for_inference(model.to(device)), tokenizer
+            return _check_finite(model), tokenizer
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:
-            if attempt:  # the copy is derived data: rebuild it once, then give up
+            if attempt:
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
-                                     f"Remove it and rebuild: rm -rf {dest} && {SETUP_COMMAND}")
+                                     f"Remove it and rebuild: rm -rf {dest} && {SETUP_COMMAND}") from err
             shutil.rmtree(dest, ignore_errors=True)
 
 
@@ -112,17 +123,23 @@ def load_drafter(name: str, target):
         return for_inference(EarlyExitDrafter(target, int(match.group(1))))
     folder = ASSETS / name
     if not (folder / DRAFTER_WEIGHTS).is_file() or not (folder / DRAFTER_CONFIG).is_file():
-        raise ModelFileError(f"The drafter {name} is missing from {folder}. Restore it with: "
-                             f"git checkout -- assets/{name}  (or retrain: "
-                             "python -m specdec_core.distill)")
+        raise ModelFileError(f"The drafter {name} is missing from {folder}. {_restore(name)}")
     try:
-        # on the target's device before for_inference, which packs weights only on a CPU;
-        # stored in float16, its weights lose nothing in the float16 product
         drafter = _check_finite(load_nimbus_mini(folder, target))
-        return for_inference(drafter.to(target.device), half_weights=True)
-    except Exception as err:
-        raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). Restore it with: "
-                             f"git checkout -- assets/{name}") from err
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as err:
+        raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). {_restore(name)}") from err
+    # on the target's device before for_inference, which packs weights only on a CPU;
+    # stored in float16, its weights lose nothing in the float16 product
+    return for_inference(drafter.to(target.device), half_weights=True)
+
+
+def _restore(name: str) -> str:
+    """The command that brings a shipped drafter back: from git where this is a checkout,
+    else by training it again."""
+    retrain = f"make drafter (about 95 minutes; it writes assets/{NIMBUS_MINI_NAMES[0]} and {NIMBUS_MINI_NAMES[1]})"
+    if (ROOT / ".git").exists():
+        return f"Restore it with: git checkout -- assets/{name}  (or retrain it with: {retrain})"
+    return f"Retrain it with: {retrain}"
 
 
 def _check_finite(model):

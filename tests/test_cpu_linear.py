@@ -64,6 +64,23 @@ def test_switching_back_drops_the_copies_of_the_weights():
     assert type(fast) is nn.Linear and "_packed_weight" not in fast.__dict__
 
 
+@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_switching_back_and_forth_can_keep_the_copies():
+    """benchmarks/cpu_linear.py alternates the two products: the copy packed before the first
+    turn serves every later one, so no turn times the packing."""
+    _, fast = linear_pair(False)
+    x = torch.randn(STREAM_ROWS + 3, 96)
+    with torch.no_grad():
+        fast(x)
+        packed = fast.__dict__["_packed_weight"]  # (weight's key, the packed copy)
+        for _ in range(3):
+            use_cpu_kernels(fast, enabled=False, drop_copies=False)
+            fast(x)
+            use_cpu_kernels(fast, drop_copies=False)
+            fast(x)
+    assert fast.__dict__["_packed_weight"] is packed
+
+
 def test_packed_weight_is_used_and_follows_weight_changes():
     """Above STREAM_ROWS rows without gradients the packed copy serves the product; changing
     the weight in place packs it again, so the product never uses stale weights."""

@@ -19,7 +19,7 @@ from scipy.stats import chisquare
 from transformers import DynamicCache
 
 import specdec_core
-from specdec_core import engine, sampling
+from specdec_core import engine, models, sampling
 from specdec_core.engine import MAX_GAMMA, generate, iter_speculative, stream
 from specdec_core.models import load_pair
 from specdec_core.sampling import sample, speculative_round
@@ -306,6 +306,50 @@ def test_target_only_bookkeeping(pair):
     assert s.tokens_per_target_pass == 1.0
 
 
+class FedCounter:
+    """A pair that records, for every pass, which model ran, how many new positions it was fed
+    and how many its cache already held."""
+
+    def __init__(self, pair):
+        self.pair, self.passes = pair, []
+
+    def __getattr__(self, name):
+        return getattr(self.pair, name)
+
+    def target_logits(self, ids, cache):
+        self.passes.append(("target", ids.shape[1], cache.get_seq_length()))
+        return self.pair.target_logits(ids, cache)
+
+    def drafter_logits(self, ids, cache):
+        self.passes.append(("draft", ids.shape[1], cache.get_seq_length()))
+        return self.pair.drafter_logits(ids, cache)
+
+
+@pytest.mark.parametrize("which, temperature", [("pair", 1.0), ("pair", 0.0), ("self_pair", 1.0)])
+def test_each_pass_reads_only_what_its_cache_has_not_seen(request, ids_of, which, temperature):
+    """The KV caches carry every token that stands from round to round: a round's target pass
+    is fed the newest token and the drafts (the prompt too, the first time), and the draft
+    model only what it has not read. A cache thrown away, or never filled, gives the same
+    tokens, and only this shows it."""
+    counter = FedCounter(request.getfixturevalue(which))
+    prompt = ids_of(counter.pair, EXPORT)
+    res = generate(counter, prompt, 16, "speculative", gamma=4, temperature=temperature, seed=5)
+    passes, context, draft_seen = iter(counter.passes), len(prompt), 0
+    for i, record in enumerate(res.rounds):
+        # the draft reads what its cache lacks of the context, then each draft it wrote
+        assert next(passes) == ("draft", context - draft_seen, draft_seen)
+        for k in range(1, record.gamma):
+            assert next(passes) == ("draft", 1, context + k - 1)
+        seen = 0 if i == 0 else context - 1
+        assert next(passes) == ("target", context - seen + record.gamma, seen)
+        context += len(record.tokens)
+        # rolled back to all but the newest token; after a bonus the last draft was never read
+        draft_seen = context - 2 if record.bonus else context - 1
+    assert next(passes, None) is None
+    # both ways a round can end were exercised: corrections (early-exit-6), bonuses (itself)
+    assert any(r.bonus == (which == "self_pair") for r in res.rounds)
+
+
 @pytest.mark.parametrize("which, gamma, new", [("pair", 4, 1), ("pair", 7, 9),
                                                ("self_pair", 4, 7), ("self_pair", 6, 1)])
 def test_max_new_tokens_is_exact(request, which, gamma, new):
@@ -571,6 +615,7 @@ def test_prompt_longer_than_context(pair):
     room = pair.context_length - MAX_GAMMA - 1
     with pytest.raises(ValueError, match="8192-token context"):
         generate(pair, [1] * (room - 3), 4)  # one token too many, counting max_new_tokens
+    engine.check_request(pair, [1] * (room - 4), 4, "speculative", MAX_GAMMA)  # exactly room: fine
 
 
 def assert_raised_by_us(info):
@@ -579,10 +624,14 @@ def assert_raised_by_us(info):
     assert Path(str(info.traceback[-1].path)).parent == package
 
 
-@pytest.mark.parametrize("drafter, match", [("nimbus-huge", "unknown drafter 'nimbus-huge'"),
-                                            ("early-exit-30", r"early-exit depth must lie in \[1, 29\]")])
-def test_unknown_drafter(drafter, match):
-    with pytest.raises(ValueError, match=match):
+@pytest.mark.parametrize("drafter", ["nimbus-huge", "early-exit-30", "early-exit-0", "early-exit-07"])
+def test_unknown_drafter_is_refused_before_loading(drafter, monkeypatch):
+    """A name no drafter answers to is refused at once, not after the target's 538 MB load."""
+    def no_load(*args, **kwargs):
+        raise AssertionError("the target was loaded")
+
+    monkeypatch.setattr(models, "load_target", no_load)
+    with pytest.raises(ValueError, match=rf"unknown drafter '{drafter}'.* early-exit-K \(K = 1..29\)"):
         load_pair(drafter, device="cpu")
 
 

@@ -175,6 +175,30 @@ def test_unrebuildable_cache_names_the_fix(monkeypatch, tmp_path):
         load_target("cpu")
 
 
+def test_a_device_error_after_reading_keeps_the_converted_copy(monkeypatch, tmp_path):
+    """Running out of memory while moving a good copy to the device is not a damaged file:
+    the copy stays, nothing is converted again, and the error is the device's own."""
+    dest = copy_cache_without_weights(tmp_path)
+    real = catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors"
+    try:
+        os.link(real, dest / "model.safetensors")  # the same file: nothing to copy
+    except OSError:
+        shutil.copy(real, dest / "model.safetensors")
+
+    def out_of_memory(model, *args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory (staged)")
+
+    def no_convert(dest):
+        raise AssertionError("converted again")
+
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    monkeypatch.setattr(models, "for_inference", out_of_memory)
+    monkeypatch.setattr(models, "_convert_gguf", no_convert)
+    with pytest.raises(torch.OutOfMemoryError, match="staged"):
+        load_target("cpu")
+    assert (dest / "model.safetensors").stat().st_size > 100_000_000
+
+
 class _Saves:
     def save_pretrained(self, folder):
         Path(folder).mkdir(parents=True, exist_ok=True)
@@ -266,7 +290,7 @@ def test_saved_drafter_loads_from_assets(pair, fake_assets):
 
 
 @pytest.mark.parametrize("damage", ["weights", "inside its tensors", "config", "missing"])
-def test_broken_drafter_names_git_checkout(pair, fake_assets, damage):
+def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
     folder = fake_assets / "nimbus-mini"
     if damage == "weights":
         (folder / "model.safetensors").write_bytes(b"garbage" * 1000)
@@ -278,6 +302,27 @@ def test_broken_drafter_names_git_checkout(pair, fake_assets, damage):
     else:
         (folder / "model.safetensors").unlink()
     with pytest.raises(ModelFileError, match=r"git checkout -- assets/nimbus-mini"):
+        load_drafter("nimbus-mini", pair.target)
+
+
+def test_outside_a_checkout_a_broken_drafter_names_the_retraining(pair, fake_assets, monkeypatch,
+                                                                   tmp_path):
+    """From an unpacked archive there is no git to restore from: the message says how to
+    train the drafter again instead."""
+    (fake_assets / "nimbus-mini" / "config.json").write_text("{not json")
+    monkeypatch.setattr(models, "ROOT", tmp_path / "no-checkout")
+    with pytest.raises(ModelFileError, match=r"unreadable .*Retrain it with: make drafter") as err:
+        load_drafter("nimbus-mini", pair.target)
+    assert "git" not in str(err.value)
+
+
+def test_a_device_error_while_loading_a_drafter_is_not_called_a_damaged_file(pair, fake_assets,
+                                                                            monkeypatch):
+    def out_of_memory(model, *args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory (staged)")
+
+    monkeypatch.setattr(models, "for_inference", out_of_memory)
+    with pytest.raises(torch.OutOfMemoryError, match="staged"):
         load_drafter("nimbus-mini", pair.target)
 
 

@@ -20,11 +20,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ..catalog import ASSETS, ROOT
+from ..catalog import ASSETS, ROOT, TARGET_LAYERS, TARGET_VOCAB
 from ..inputs import positive_number, whole_number
-
-
-TARGET_LAYERS, TARGET_VOCAB = 30, 49152  # Nimbus-large: a drafter copies at most its layers and rows
 
 
 def parse_args(argv=None):
