@@ -9,8 +9,10 @@ import argparse
 import statistics
 import time
 
-from common import ROOT, write
+from common import ROOT, run, write
 from streamlit.testing.v1 import AppTest
+
+from specdec_core.inputs import whole_number
 
 
 def click(at: AppTest, label: str) -> float:
@@ -24,7 +26,7 @@ def click(at: AppTest, label: str) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--rounds", type=int, default=5, help="walks 1 -> 5 -> 1 per seed")
+    ap.add_argument("--rounds", type=whole_number(1), default=5, help="walks 1 -> 5 -> 1 per seed")
     args = ap.parse_args()
     at = AppTest.from_file(str(ROOT / "views" / "walkthrough.py"), default_timeout=600)
     begin = time.perf_counter()
@@ -47,4 +49,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

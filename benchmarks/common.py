@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from specdec_core.engine import encode, generate  # noqa: E402
+from specdec_core.catalog import ModelFileError  # noqa: E402
 from specdec_core.inputs import read_prompts  # noqa: E402
 
 RESULTS = ROOT / "assets" / "benchmarks"
@@ -45,10 +46,10 @@ def chosen_prompts(ap: argparse.ArgumentParser, args, default: tuple[str, ...]) 
 
 def run(main) -> None:
     """Run a script's main; bad input found on the way (a prompt too long for the model, say)
-    ends it with one error line instead of a traceback."""
+    or a missing model file ends it with one error line, naming the fix, instead of a traceback."""
     try:
         main()
-    except ValueError as err:
+    except (ValueError, ModelFileError) as err:
         sys.exit(f"error: {err}")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import torch
-from common import write
+from common import run, write
 from transformers import DynamicCache
 
 from specdec_core.cpu_linear import use_cpu_kernels
@@ -40,13 +40,13 @@ def main() -> None:
     for n in (1, 2, 3, 5, 9, PREFILL):
         new = torch.tensor([ids[keep:keep + n]])
 
-        def run(fast: bool):
+        def one_pass(fast: bool):
             # the packed copies stay while nn.Linear runs, so the timing never includes packing
             use_cpu_kernels(pair.target, fast, drop_copies=False)
             pair.target_logits(new, cache)
             crop(cache, keep)
 
-        medians = alternate_timings({k: (lambda k=k: run(k)) for k in (False, True)}, args.repeats)
+        medians = alternate_timings({k: (lambda k=k: one_pass(k)) for k in (False, True)}, args.repeats)
         lib, fast = medians[False] * 1e3, medians[True] * 1e3
         rows.append({"positions": n, "library_ms": lib, "ours_ms": fast, "speedup": lib / fast})
         print(f"{n:>9}{lib:>12.1f}{fast:>10.1f}{lib / fast:>9.2f}x", flush=True)
@@ -55,4 +55,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
 
-from common import write  # noqa: E402
+from common import run, write  # noqa: E402
 from harness import LAUNCH, AppServer, step_pattern  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
@@ -48,4 +48,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 import torch
-from common import HELDOUT_PROMPTS, write
+from common import HELDOUT_PROMPTS, run, write
 
 from specdec_core.inputs import whole_number
 from specdec_core.catalog import drafter_names
@@ -60,4 +60,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

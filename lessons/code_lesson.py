@@ -5,12 +5,14 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-from specdec_core import sampling
+from specdec_core import engine, sampling
 
 from .scenario import Scenario
 
 SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_probability,
          sampling.residual_distribution, sampling.sample)
+# the loop around it: drafting, the one target pass, and rolling the caches back to what stands
+AROUND = (engine.iter_speculative, engine.run_round, engine.propose, engine.verify, engine.crop)
 
 
 def _apart(a: float, b: float) -> tuple[str, str]:
@@ -68,6 +70,11 @@ def round_source() -> str:
 def helper_sources() -> list[str]:
     """The source of each helper the round function calls, in the order it calls them."""
     return [inspect.getsource(fn) for fn in SHOWN[1:]]
+
+
+def loop_sources() -> list[str]:
+    """The source of the decoding loop that calls the round function, from the outside in."""
+    return [inspect.getsource(fn) for fn in AROUND]
 
 
 def annotate(source: str, sc: Scenario) -> list[tuple[str, list[str]]]:

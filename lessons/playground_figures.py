@@ -64,5 +64,7 @@ def position_chart(by_position, checked) -> Chart:
             for i, (r, n) in enumerate(zip(by_position, checked))]
     alt = "Acceptance by position: " + ", ".join(
         f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
-        for i, (r, n) in enumerate(zip(by_position, checked))) + "."
+        for i, (r, n) in enumerate(zip(by_position, checked))) + (
+        ". Position k is checked only when the guesses before it were all kept, so later positions "
+        "are checked less often.")
     return Chart(fig, rows, alt)

@@ -50,7 +50,8 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
         costs = [float(v) for v in gpu["verify_cost"].values()]
         note += (f" Nimbus-large is too small for that even there: on an {gpu['device']} a pass over "
                  f"2 to 9 positions cost {min(costs):.2f} to {max(costs):.2f} passes over one, the "
-                 "same for every γ, because launching each layer's work dominates.")
+                 "the same for every γ: launching each layer's work dominates, and a pass over "
+                 "more than one position takes a slower path.")
     return note + " Where checking costs more than one step, the best γ is smaller."
 
 
@@ -64,7 +65,8 @@ def sweep_chart(sweep: dict) -> Chart:
                     line={"color": P_COLOR, "dash": "dot"})
     fig.add_scatter(x=g, y=[r["speedup"] for r in rows], name="speed-up, measured",
                     line={"color": OVERLAP_COLOR})
-    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows], name="speed-up, closed form",
+    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows],
+                    name="speed-up, closed form (a check costs one step)",
                     line={"color": OVERLAP_COLOR, "dash": "dot"})
     if "speedup_closed_form_measured_verify" in rows[0]:
         fig.add_scatter(x=g, y=[r["speedup_closed_form_measured_verify"] for r in rows],
@@ -114,10 +116,10 @@ def early_stop_chart(data: dict) -> Chart:
     fig = base_layout(fig, "What the early stop buys: speed-up priced from counted rounds", 420)
     best = {t: max((r for r in rows if r["temperature"] == t), key=lambda r: r["modelled_speedup"])
             for t in temperatures}
-    longest = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
-                      key=lambda r: r["gamma"]) for t in temperatures}  # the largest γ, no stop
+    worst = {t: min((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
+                    key=lambda r: r["modelled_speedup"]) for t in temperatures}  # no stop
     falls = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}"
-                      for t, r in longest.items())
+                      for t, r in worst.items())
     plain = {t: max((r for r in rows if r["temperature"] == t and r["stop_below"] == 0),
                     key=lambda r: r["modelled_speedup"]) for t in temperatures}  # the best γ, no stop
 
@@ -127,7 +129,8 @@ def early_stop_chart(data: dict) -> Chart:
 
     stays = "; ".join(f"{_regime(t)}: {r['modelled_speedup']:.2f}x at γ = {r['gamma']}, "
                       f"stop {early_stop_text(r['stop_below'])}{matched(t)}" for t, r in best.items())
-    alt = (f"Without an early stop the speed-up falls as γ grows ({falls}). With one, every γ stays "
+    alt = (f"Without an early stop a large γ pays for drafts that are thrown away (at worst {falls}). "
+           f"With one, every γ stays "
            f"near the best setting ({stays}), because a round stops drafting where the draft is "
            "unsure, which is where the target would reject.")
     table = [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows]

@@ -10,6 +10,7 @@ from specdec_core.sampling import (acceptance_probability, expected_tokens_given
                                    expected_tokens_per_round)
 from specdec_core.warping import Sampling
 
+from .montecarlo import ChanceRange
 from .scenario import TIMED_TURNS, WALKTHROUGH_GAMMA, Scenario
 from .style import prob_pair, prob_text, says
 
@@ -43,9 +44,11 @@ def _verify_takeaway(sc: Scenario) -> str:
     as_long = f"{ratio:.1f} times as long as" if ratio >= 1.05 else "about as long as"
     return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored all "
             f"{sc.gamma} guesses plus a bonus slot in {sc.verify_seconds * 1000:.0f} ms, {as_long} a "
-            f"pass over one position ({single:.0f} ms); "
-            f"scoring those {slots} positions one pass at a time would take about {slots * single:.0f} ms. "
-            "Checking in parallel is what makes the method fast.")
+            f"pass over one position ({single:.0f} ms). If every guess is kept, that one pass buys "
+            f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about "
+            f"{slots * single:.0f} ms) to write. A rejected guess buys nothing and each draft step "
+            "costs a little, so on average the gain is smaller: the So what page has the measured "
+            "speed-ups.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
@@ -80,8 +83,9 @@ def _drafter_average(sc: Scenario) -> str:
     alpha = {r.drafter: r.alpha for r in drafter_table()}.get(sc.drafter)
     if alpha is None or sc.sampling != Sampling():
         return ""
-    return (f"; {sc.drafter_label}'s rounds in general, at α = {alpha:.2f}, give "
-            f"{expected_tokens_per_round(alpha, sc.gamma):.2f}")
+    return (f"; {sc.drafter_label}'s rounds in general give {expected_tokens_per_round(alpha, sc.gamma):.2f}, "
+            f"at α = {alpha:.2f}, the chance that a checked guess is kept: β averaged over many "
+            "positions")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
@@ -95,7 +99,8 @@ def _exact_takeaway(sc: Scenario) -> str:
             "Nimbus-large's distribution given the text before it.")
 
 
-def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floor: float) -> str:
+def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
+                         chance: ChanceRange) -> str:
     """Step 5's warning where a shortcut's error hides in the simulation's noise (`hidden`, from
     montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule. The
     reason is β only where β explains it: resampling from p is off by at most β, accepting every
@@ -104,21 +109,22 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int, floo
         return ""
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
             "gap shows.")
-    if beta <= 2 * floor:
+    if beta <= chance.high:
         why = (f"At this position β = {beta:.3f}: the draft hardly ever agrees with the target, so "
                "nearly every draft is rejected and the token comes from the second draw.")
-    elif 1 - beta <= 2 * floor:
+    elif 1 - beta <= chance.high:
         why = (f"At this position β = {beta:.3f}: q is almost p, so nearly every draft is kept and "
                "what follows a rejection hardly matters.")
     else:
-        why = f"At {draws:,} draws chance alone moves a distance by about {floor:.3f}."
+        why = (f"At {draws:,} draws perfect samples of p land {chance.typical:.3f} from p on average, "
+               f"and up to {chance.high:.3f} in 9 runs out of 10.")
         then = "More draws tell them apart."
     names = " and ".join(f"“{rule}” ({error:.3f} from p exactly, over the tokens shown and the rest)"
                          for rule, error in hidden.items())
     one = len(hidden) == 1
-    return (f"{why} So {names} {'is' if one else 'are'} within twice what chance alone gives at "
-            f"{draws:,} draws (2 × {floor:.3f}), and these distances cannot rank {'it' if one else 'them'} "
-            f"against the rule, which is exact at every β. {then}")
+    return (f"{why} So {names} {'is' if one else 'are'} within what chance alone often gives at "
+            f"{draws:,} draws (up to {chance.high:.3f}), and these distances cannot rank "
+            f"{'it' if one else 'them'} against the rule, which is exact at every β. {then}")
 
 
 STEPS = (
@@ -134,7 +140,10 @@ STEPS = (
          f"Nimbus-large reads the prompt plus all {GUESSES} guesses in a **single forward pass**. "
          "Because a transformer scores every position of its input in parallel, that one pass "
          "yields the target's distribution **p** at each drafted position, and one more **p** for "
-         "the slot after the last guess. Next to each orange q and blue p, the green bar is the "
+         "the slot after the last guess (if every guess is kept, a free extra token is drawn from "
+         "it: step 4). Each position attends only to the tokens before it, so the p at a guess is "
+         "exactly what Nimbus-large would compute had it written the text up to there itself; the "
+         "guesses after it cannot change it. Next to each orange q and blue p, the green bar is the "
          "smaller of the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token "
          "drawn from q at that position would pass the check, on average over everything the "
          "draft might have drawn; the token it actually drew gets its own chance in the next step.",
@@ -146,10 +155,11 @@ STEPS = (
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
-         "Drawing again from p would be wrong: it would hand the draft's favourite tokens a second "
-         "chance they already had. Instead, for every token, take how much more the target wanted "
-         "it than the draft offered, **max(0, p(x) − q(x))**, and scale those amounts by their "
-         "total **Z** into a distribution **r**. Only tokens the draft under-sold have any weight "
+         "Drawing again from p would be wrong: a token the draft over-offered (**q > p**) already "
+         "reached its full share p through the keep route, and a fresh draw from p would give it "
+         "more. Instead, for every token, take how much more the target wanted it than the draft "
+         "offered, **max(0, p(x) − q(x))**, and divide those amounts by their total **Z** to get "
+         "a distribution **r**. Only tokens the draft under-sold have any weight "
          f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
          "token.", _correct_takeaway),

@@ -1,12 +1,13 @@
 """A whole support reply written by the pair, kept with how each token came about."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
 from specdec_core.engine import generate
 from specdec_core.inputs import clip_prompt
+
+from .text import token_pieces
 
 QUESTIONS = (
     "Hi, my export failed. What should I do?",
@@ -33,25 +34,6 @@ class Reply:
     @property
     def alpha(self) -> float:
         return self.kept / self.checked if self.checked else 0.0
-
-
-def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = ()) -> list[str]:
-    """Each token's share of the decoded text. A character split over several tokens is
-    given whole to the token that completes it, so the pieces join to the decoded text.
-    `done`: what this function returned for a shorter prefix of `ids`, so that a stream works
-    out only its new tokens (and the last one before them, which may end in half a character)."""
-    start = max(0, len(done) - 1)
-    pieces = list(done[:start])
-    before = "".join(pieces)
-    for i in range(start, len(ids)):
-        text = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
-        if text.endswith("\ufffd") and i + 1 < len(ids):  # an incomplete character so far
-            pieces.append("")
-            continue
-        shared = len(os.path.commonprefix([before, text]))
-        pieces.append(text[shared:])
-        before = text
-    return pieces
 
 
 _SLOT = "\ue000"  # a private-use character: where the template puts the customer's message

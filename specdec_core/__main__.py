@@ -71,7 +71,7 @@ def _bench(args) -> int:
 def _quality(args) -> int:
     from .inputs import read_text
     from .catalog import drafter_names, validate_drafter_name
-    from .models import load_pair, resolve_device
+    from .models import load_pair, pair_with, resolve_device
     from .quality import score_text
 
     if "all" in args.drafters and len(args.drafters) > 1:
@@ -84,8 +84,10 @@ def _quality(args) -> int:
         raise ValueError(f"max_tokens must be at least 2; got {args.max_tokens}")
     text = read_text(args.text)
     print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
-    for name in names:
-        s = score_text(load_pair(name, args.device), text, max_tokens=args.max_tokens)
+    base = load_pair(names[0], args.device)
+    for name in names:  # one target, loaded once, with each drafter in turn
+        pair = base if name == names[0] else pair_with(base.target, base.tokenizer, name)
+        s = score_text(pair, text, max_tokens=args.max_tokens)
         print(f"{name:<20}{s.alpha:>7.3f}{s.argmax_agreement:>14.3f}{s.positions:>11}", flush=True)
     if s.tokens < s.total_tokens:
         print(f"scored the first {s.tokens} of the text's {s.total_tokens} tokens "

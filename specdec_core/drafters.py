@@ -117,7 +117,11 @@ def init_from_target(target, layers: int, vocab_map: torch.Tensor) -> NimbusMini
     state = target.model.state_dict()
     body = {k: v.clone() for k, v in state.items()
             if k.startswith("norm.") or any(k.startswith(f"layers.{i}.") for i in range(layers))}
-    mini.model.load_state_dict(body, strict=False)
+    missing, unexpected = mini.model.load_state_dict(body, strict=False)
+    if unexpected or any(not k.startswith("embed_tokens.") for k in missing):
+        # renamed keys would leave the body at its random start, and training would not say so
+        raise ValueError(f"the target's first layers do not fit the drafter: missing {missing}, "
+                         f"unexpected {unexpected}")
     with torch.no_grad():
         mini.lm_head.proj.weight.copy_(target.lm_head.weight[vocab_map])
     return mini

@@ -63,10 +63,20 @@ def whole_number(lo: int, hi: int | None = None):
 
 def positive_number(raw: str) -> float:
     """An argparse type: a finite number above 0."""
+    return _finite_number(raw, 0.0, above=True)
+
+
+def non_negative_number(raw: str) -> float:
+    """An argparse type: a finite number from 0 up."""
+    return _finite_number(raw, 0.0, above=False)
+
+
+def _finite_number(raw: str, lo: float, above: bool) -> float:
     try:
         value = float(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{raw} is out of range: give a number above 0")
+    if not (math.isfinite(value) and (value > lo if above else value >= lo)):
+        raise argparse.ArgumentTypeError(f"{raw} is out of range: give a number "
+                                         f"{'above' if above else 'from'} {lo:g}{'' if above else ' up'}")
     return value

@@ -1,6 +1,6 @@
 """The speculative sampling rule, in plain numpy.
 
-Notation (Leviathan et al. 2023; Chen et al. 2023):
+Notation of Leviathan et al. 2023 (Chen et al. 2023 swap the letters p and q):
     p      the target's (Nimbus-large) next-token distribution
     q      the draft's (Nimbus-mini) next-token distribution
     gamma  number of drafted tokens in one round

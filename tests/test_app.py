@@ -27,7 +27,8 @@ import ui.models
 import ui.playground
 import ui.race
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
-from specdec_core import catalog
+from lessons import code_lesson
+from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import speculative_round
@@ -196,12 +197,18 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
     assert "hardly ever agrees" in note and "“resample from p on reject” (0.00" in note
     assert "10,000 draws" in note
     assert not [i.value for i in good.info if "cannot rank" in i.value]
+    # the chance range beside the rules' distances: at 10,000 draws the rule's own lands inside
+    # it, and each shortcut far above it
+    shown = {m.label: m.value for m in good.metric}
+    low, high = map(float, shown["chance alone, 9 runs in 10"].split("–"))
+    assert low < float(shown["accept-or-correct"]) < high
+    assert min(float(shown["accept every draft"]), float(shown["resample from p on reject"])) > 3 * high
     # at 100 draws the worked example's own shortcuts can hide in the noise: then the draws are
     # named as the reason, not beta (0.495 there)
     good.select_slider(key="mc_rounds").set_value(100).run()
     no_exception(good)
     (few,) = [i.value for i in good.info if "cannot rank" in i.value]
-    assert few.startswith("At 100 draws chance alone") and "β =" not in few
+    assert few.startswith("At 100 draws perfect samples of p land") and "β =" not in few
 
 
 def draws(at: AppTest) -> tuple:
@@ -485,6 +492,12 @@ def test_code_page_shows_the_running_round_function():
     assert len(notes) >= 4
     at_check = next(i for i, line in enumerate(shown) if "= check_draft(" in line)
     assert "u = " in shown[at_check + 1] and "# ◀ #1 " in shown[at_check + 1]  # the first coin flip
+    # the loop around the function, as the engine runs it: drafting, one target pass, the caches
+    # cut back to what stands
+    loop = [c.value.strip() for c in at.code[len(code_lesson.SHOWN):]]
+    assert loop == [inspect.getsource(fn).strip() for fn in (engine.iter_speculative, engine.run_round,
+                                                             engine.propose, engine.verify, engine.crop)]
+    assert "crop(target_cache, len(context) - 1)" in loop[0]
 
 
 def test_thread_says_when_a_reply_is_cut(monkeypatch):
@@ -565,6 +578,22 @@ def test_playground_alpha_points_to_the_steadier_table_figure():
     row = next(r for r in drafter_table() if r.drafter == "nimbus-mini")
     assert f"measured {row.alpha:.3f} for nimbus-mini" in ui.playground.alpha_help("nimbus-mini")
     assert ui.playground.alpha_help("early-exit-29") == "Kept drafts / checked drafts, in this one text."
+
+
+def test_playground_says_when_a_draft_cost_is_assumed(monkeypatch):
+    """Without a measured row (a drafter retrained, or no drafter table) the speed-up chart
+    still draws, and the caption says its cost was assumed, not measured."""
+    row = next(r for r in drafter_table() if r.drafter == default_drafter())
+    captions = {}
+    for name, table in (("measured", drafter_table()), ("unmeasured", [])):
+        monkeypatch.setattr(ui.playground, "drafter_table", lambda table=table: table)
+        at = page("playground")
+        no_exception(at)
+        captions[name] = " ".join(c.value for c in at.caption)
+    assert f"step ({row.cost_ratio:.2f}) comes from the drafter table" in captions["measured"]
+    assert f"is taken as 0.10: the drafter table on the So what page has not measured " \
+           f"{default_drafter()}" in captions["unmeasured"]
+    assert "comes from the drafter table" not in captions["unmeasured"]
 
 
 def test_playground_counts_a_text_that_ended_early():

@@ -149,7 +149,8 @@ def test_distill_train_asks_for_the_corpus_it_needs(tmp_path):
 
 @pytest.mark.parametrize("args", [["--shards", "0"], ["--batch", "0"], ["--new-tokens", "0"],
                                   ["--layers", "31"], ["--vocab", "0"], ["--vocab", "49153"],
-                                  ["--lr", "nan"], ["--epochs", "0"], ["--seed", "-2"]])
+                                  ["--lr", "nan"], ["--epochs", "0"], ["--seed", "-2"],
+                                  ["--tv-weight", "-1"], ["--tv-weight", "inf"]])
 def test_distill_refuses_settings_it_cannot_train_with(args, capsys):
     from specdec_core.distill.__main__ import parse_args
 
@@ -157,6 +158,13 @@ def test_distill_refuses_settings_it_cannot_train_with(args, capsys):
         parse_args(["train", *args])
     assert exit_.value.code == 2
     assert f"argument {args[0]}:" in capsys.readouterr().err
+
+
+def test_distill_takes_a_zero_rejection_weight():
+    """0 trains on the soft cross-entropy alone: a setting, not a mistake."""
+    from specdec_core.distill.__main__ import parse_args
+
+    assert parse_args(["train", "--tv-weight", "0"]).tv_weight == 0.0
 
 
 def test_compare_methods_reports_all_three(pair):

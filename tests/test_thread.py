@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from lessons.text import token_pieces
 from lessons.thread import (QUESTIONS, REPLY_GAMMA, REPLY_TEMPERATURE, REPLY_TOKENS, chat_ids,
-                            token_pieces, write_reply)
+                            write_reply)
 from specdec_core.engine import encode, generate
 
 

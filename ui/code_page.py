@@ -17,8 +17,10 @@ def render() -> None:
     st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
                 f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
                 f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}. "
-                "Unlike many write-ups, the function keeps the **bonus token**: when every draft "
-                "survives, the target's extra distribution is used, not wasted.")
+                "As in both papers that introduced the method, the function keeps the **bonus token** "
+                "(some tutorials drop it): when every draft survives, the target's extra distribution "
+                "is used, not wasted. Leviathan et al. write p for the target and q for the draft, as "
+                "here; Chen et al. swap the two letters.")
     # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
     # cannot scroll sideways, gets them, with every note on a line of its own so that few lines
     # are long enough to wrap; elsewhere a long line scrolls and the indentation holds
@@ -26,4 +28,11 @@ def render() -> None:
     st.code(code_lesson.annotated_source(sc, apart=wrap), language="python", wrap_lines=wrap)
     with st.expander("The helpers it calls"):
         for source in code_lesson.helper_sources():
+            st.code(source, language="python", wrap_lines=wrap)
+    with st.expander("The loop around it: drafting, the one target pass, rolling the caches back"):
+        st.markdown("From `specdec_core/engine.py`: each round the draft writes its tokens one at a "
+                    "time, one target pass scores them all, the function above decides, and both "
+                    "models' key-value caches are cut back to the tokens that stand, so that the "
+                    "next round reads only what is new.")
+        for source in code_lesson.loop_sources():
             st.code(source, language="python", wrap_lines=wrap)

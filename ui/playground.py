@@ -6,7 +6,7 @@ import streamlit as st
 from lessons import playground_figures
 from lessons.playground import summarize
 from lessons.speed_story import saved_verify_costs
-from lessons.thread import token_pieces
+from lessons.text import token_pieces
 from specdec_core.engine import generate
 from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_table
@@ -44,11 +44,12 @@ def controls() -> None:
     settings.prompt_box()
 
 
-def cost_of(drafter: str) -> float:
-    for row in drafter_table():
-        if row.drafter == drafter:
-            return row.cost_ratio
-    return 0.1
+ASSUMED_COST = 0.1  # for a drafter the table has not measured
+
+
+def cost_of(drafter: str) -> float | None:
+    """The drafter table's measured cost of a draft step, in target steps, or None."""
+    return next((row.cost_ratio for row in drafter_table() if row.drafter == drafter), None)
 
 
 def alpha_help(drafter: str) -> str:
@@ -85,14 +86,18 @@ def render() -> None:
     left, right = st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
+    measured = cost_of(s.drafter)
+    cost = ASSUMED_COST if measured is None else measured
     with right:
-        show_chart(playground_figures.speedup_chart(summary.alpha, cost_of(s.drafter), s.gamma,
+        show_chart(playground_figures.speedup_chart(summary.alpha, cost, s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
     written = result.stats.new_tokens
     ended = "" if written >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
+    source = (f"({cost:.2f}) comes from the drafter table on the So what page" if measured is not None
+              else f"is taken as {cost:.2f}: the drafter table on the So what page has not measured "
+                   f"{s.drafter}")
     st.caption(f"{summary.rounds} rounds to write {written} tokens{ended}; the cost of a draft step relative "
-               f"to a target step ({cost_of(s.drafter):.2f}) comes from the drafter table on the "
-               "So what page, and the cost of the pass that checks γ drafts from its γ sweep. The "
+               f"to a target step {source}, and the cost of the pass that checks γ drafts from its γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "
                "than the closed form gains from γ = 4 to 8, and a new γ changes every draw after the "
                "first round. The closed form shows the trend; try a few seeds "

@@ -10,7 +10,7 @@ import time
 
 import streamlit as st
 
-from lessons.thread import token_pieces
+from lessons.text import token_pieces
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
 from specdec_core.quality import drafter_table
@@ -97,7 +97,8 @@ def render() -> None:
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"), help=settings.HELP["gamma"])
     c2.slider("Early stop", key="stop", **settings.limits("stop"),
-              help="End a round's draft after a token the drafter gave less than this probability: "
+              help="End a round's draft after a token to which the drafter, at temperature 1 and "
+                   "before top-p, gave less than this probability: "
                    "where the drafter is unsure the target often disagrees, and every draft after a "
                    "rejection is wasted. "
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
@@ -113,8 +114,9 @@ def render() -> None:
         st.info("Type a prompt to race on.")
         return
     if not st.button("Start the race", type="primary", icon=":material/sports_score:"):
-        st.caption("At temperature 0 both sides write the same text token for token; above it they "
-                   "write different samples from the same distribution.")
+        st.caption("At temperature 0 both sides write the same text token for token (up to exact "
+                   "ties that floating-point rounding can tip); above it they write different "
+                   "samples from the same distribution.")
         return
     with st.container(key="race_lanes"):
         left, right = st.columns(2)
@@ -137,7 +139,8 @@ def render() -> None:
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
                  "completes them), and never fewer than one"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
-         "help": "At temperature 0 both sides write the same tokens. Above it each side draws its own "
+         "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
+                 "that floating-point rounding decides between them. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
     st.caption(race_note(spec.passes, ended_early=len(spec.ids) < st.session_state.tokens))
 

@@ -41,11 +41,12 @@ HELP = {
     "gamma": "How many tokens the drafter writes in a round before Nimbus-large checks them all "
              "in one pass",
     "temperature": "Divides both models' scores before the softmax: lower is more predictable. "
-                   "At 0, p and q put all their weight on one token each, so a draft is kept "
-                   "exactly when it is Nimbus-large's top choice.",
-    "top_p": "Keeps only the most likely tokens that together hold this much probability, for both "
-             "models alike. The guarantee is then about Nimbus-large with the same temperature "
-             "and top-p.",
+                   "The rule then compares the reshaped p and q. At 0, p puts all its weight on "
+                   "one token, so a draft is kept exactly when it is Nimbus-large's top choice.",
+    "top_p": "Each model keeps only its own most likely tokens that together hold this much "
+             "probability, and the rule compares the reshaped p and q. A draft outside "
+             "Nimbus-large's set has p = 0 and is always rejected, so a low top-p can lower α. "
+             "The guarantee is then about Nimbus-large with the same temperature and top-p.",
 }
 
 
@@ -112,7 +113,7 @@ def sidebar(drafter: bool = True) -> None:
     with st.sidebar:
         if drafter:
             st.selectbox("Draft model", drafter_names(), key="drafter",
-                         help="From the poorest to the best: early-exit-K is Nimbus-large's first K layers "
+                         help="Ordered by acceptance rate α, poorest first: early-exit-K is Nimbus-large's first K layers "
                          "and its output layer, used untrained as a drafter; Nimbus-mini is the "
                          "small model trained to imitate Nimbus-large")
         st.number_input("Seed", key="seed", **limits("seed"),

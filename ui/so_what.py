@@ -31,7 +31,8 @@ def speed_table() -> bool:
                   for r, run in zip(speed, runs)],
                  formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
-                 helps={"early stop": "A round's draft ends after a token the drafter gave less than this",
+                 helps={"early stop": "A round's draft ends after a token to which the drafter (at "
+                                      "temperature 1) gave less than this",
                         "tokens / pass": "Tokens written per pass of Nimbus-large",
                         "vs transformers": "Ours against transformers' assisted generation, same pair",
                         "repeats": "Each prompt was generated this many times by every method",
@@ -60,11 +61,21 @@ def drafter_family() -> bool:
                    "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
                  formats={"α (temperature 1)": "%.3f", "greedy agreement": "%.3f",
                           "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
-    st.markdown("**How to read it.** **α** is the share of drafts the target keeps in the long run "
-                "(β averaged over many positions, at temperature 1). A draft step costs **c** target "
+    best = max(table, key=lambda r: r.alpha)
+    drafter, alpha = best.drafter, best.alpha
+    kept = sum(alpha ** k for k in range(1, 5))
+    st.markdown("**How to read it.** **α** is the chance that a draft the target checks is kept: "
+                "β = Σ min(p, q) averaged over many positions, at temperature 1. A draft after a "
+                "rejection is never checked, so fewer of all drafted tokens survive: at γ = 4 and "
+                f"α = {alpha:.3f} ({drafter}), α + α² + α³ + α⁴ ≈ {kept:.2f} of a round's 4 drafts on "
+                "average. **Greedy agreement** "
+                "is how often the two models' top tokens agree on Nimbus-large's own greedy text: "
+                "the acceptance rate at temperature 0, which is why the greedy rows of the speed "
+                "table write more tokens per pass than α predicts. A draft step costs **c** target "
                 "steps, and the pass that checks γ drafts costs **v** single steps (timed with the "
                 "table; the γ sweep below times v again, in a run of its own). A round then costs "
-                "γc + v steps and writes (1 − α^(γ+1)) / (1 − α) tokens on average; their ratio is the "
+                "γc + v steps and writes (1 − α^(γ+1)) / (1 − α) tokens on average, treating every "
+                "check as an independent coin that comes up \"keep\" with chance α; their ratio is the "
                 "expected speed-up, and the best γ is the one that makes it largest. That best γ "
                 "drafts γ tokens every round; with an early stop (the speed table above, the chart "
                 "below) a round drafts up to γ only while the draft is sure, and a larger γ then "
@@ -109,5 +120,6 @@ def render() -> None:
                 "tokens; when it does not, the round still yields one correct token, but it has paid "
                 "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
                 "slower. The distribution "
-                "of the output never changes (at temperature 0 not even the tokens do); only the "
+                "of the output never changes (at temperature 0 not even the tokens do, up to exact "
+                "ties that floating-point rounding can tip); only the "
                 "number of expensive steps does.")

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import (exact_output, grouped_distance, hidden_shortcuts, noise_floor,
+from lessons.montecarlo import (chance_range, exact_output, grouped_distance, hidden_shortcuts,
                                 simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step
@@ -69,8 +69,9 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     if at_step >= 4:
         color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
         # the token and its note on one line: apart, "← correction" reads as a word of the text
-        pieces.append(f'<span style="white-space:nowrap">{chip(sc.label(sc.record.last_token), color, title=how)}'
-                      f' <small>← {how}</small></span>')
+        # (the chip's own break-spaces let a line end right after it, so it is nowrap here too)
+        token = chip(sc.label(sc.record.last_token), color, title=how, style="white-space:nowrap")
+        pieces.append(f'<span style="white-space:nowrap">{token}&nbsp;<small>← {how}</small></span>')
     return " ".join(pieces)
 
 
@@ -120,7 +121,7 @@ def _predict_first(sc: Scenario) -> int:
         c = checks[shown]
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess flips the coin.")
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin.")
         # one press per coin, and two plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
         with st.container(horizontal=True):
@@ -170,6 +171,9 @@ def _exactness(sc: Scenario) -> None:
     p, q = sc.p_dists[row], sc.q_dists[row]
     tokens = sc.exactness_tokens(row)
     labels = sc.labels
+    if sc.record.bonus:
+        st.caption("Nothing was rejected in this round, so the charts below look at the first "
+                   "guess's position; the argument holds at every position alike.")
     show_chart(figures.decomposition_chart(p, q, tokens, labels, position=row + 1), "decomposition")
     rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
                               key="mc_rounds", format_func="{:,}".format,
@@ -177,13 +181,17 @@ def _exactness(sc: Scenario) -> None:
                                    "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
-    st.markdown("**Distance to p** (total variation over the tokens shown and everything else)")
-    floor = noise_floor(p, tokens, rounds, sc.seed)
+    st.markdown("**Distance to p**: the total variation, half the sum of the gaps between how often "
+                "each token came out and p, with the tokens not shown as one bucket. It is the most "
+                "probability that any set of outcomes gets wrong.")
+    chance = chance_range(p, tokens, rounds, sc.seed)
     metric_row(*({"label": rule, "value": f"{grouped_distance(f, p, tokens):.3f}"} for rule, f in freqs.items()),
-               {"label": "samples of p itself", "value": f"{floor:.3f}",
-                "help": "Chance alone: even perfect samples of p differ from p by about this much at this "
-                        "many draws."})
-    note = hidden_shortcut_note(hidden_shortcuts(p, q, tokens, floor), overlap(p, q), rounds, floor)
+               {"label": "chance alone, 9 runs in 10", "value": f"{chance.low:.3f}–{chance.high:.3f}",
+                "help": f"Even perfect samples of p land away from p: at {rounds:,} draws, "
+                        f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
+                        f"{chance.high:.3f} in 9 runs out of 10 (of 400 simulated). Any single "
+                        "run, the rule's included, can land anywhere in that range."})
+    note = hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance)
     if note:
         st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)

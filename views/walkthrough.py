@@ -3,6 +3,7 @@ from ui import frame, walkthrough
 frame.begin("Faster, not different",
             "Nimbus-mini guesses four tokens and one pass of Nimbus-large checks them. Guesses are "
             "kept up to the first that fails its test; that one is replaced by a draw from what the "
-            "draft under-offered, so every token comes from exactly the distribution Nimbus-large "
-            "would have used on its own.")
+            "draft under-offered, and if all four pass, one more token is drawn from Nimbus-large's "
+            "own next distribution. The kept guesses were drawn by the draft, yet every token comes "
+            "out distributed exactly as Nimbus-large would have drawn it on its own.")
 walkthrough.render()

@@ -20,8 +20,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ..catalog import ASSETS, ROOT, TARGET_LAYERS, TARGET_VOCAB
-from ..inputs import positive_number, whole_number
+from ..catalog import ASSETS, ROOT, TARGET_LAYERS, TARGET_VOCAB, ModelFileError
+from ..inputs import non_negative_number, positive_number, whole_number
 
 
 def parse_args(argv=None):
@@ -40,7 +40,8 @@ def parse_args(argv=None):
     ap.add_argument("--vocab", type=whole_number(1, TARGET_VOCAB), default=8192, help="size of the reduced head")
     ap.add_argument("--epochs", type=positive_number, default=4.0)
     ap.add_argument("--lr", type=positive_number, default=1.5e-3)
-    ap.add_argument("--tv-weight", type=float, default=1.0)
+    ap.add_argument("--tv-weight", type=non_negative_number, default=1.0,
+                    help="weight of the rejection term 1 - overlap beside the soft cross-entropy")
     ap.add_argument("--threads", type=whole_number(0), default=0, help="torch threads (0: leave as is)")
     ap.add_argument("--seed", type=whole_number(0), default=0)
     return ap.parse_args(argv)
@@ -75,7 +76,10 @@ def main(argv=None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    target, tokenizer = load_target("cpu")
+    try:
+        target, tokenizer = load_target("cpu")
+    except ModelFileError as err:  # one line that names the fix, not a traceback
+        raise SystemExit(f"error: {err}") from None
     # The shipped corpus was written with nn.Linear's own product; the faster CPU products sum
     # in another order, which would change sampled tokens. Batches of 64 gain only about 10 %.
     use_cpu_kernels(target, enabled=False)
