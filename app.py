@@ -8,10 +8,16 @@ older automatic page list instead of this navigation.
 import pandas  # noqa: F401  (see below)
 import streamlit as st
 
+from ui.frame import ICON
+
 # Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by looking
 # in sys.modules without importing it; when a class opens the app at once, one session can be
 # importing pandas (for a table) while another's chart finds it half-initialised and fails with
 # "partially initialized module 'pandas' has no attribute 'Series'".
+
+# the project's own icon before the navigation's: a page's material icon as the tab's icon is
+# fetched from Google's font servers, which a classroom without internet cannot reach
+st.set_page_config(page_icon=ICON)
 
 page = st.navigation({
     "Lesson": [

@@ -58,7 +58,12 @@ def prob_is(name: str, x: float) -> str:
 
 
 def prob_pair(a: float, b: float) -> tuple[str, str]:
-    """Two probabilities a sentence compares (a draw against its threshold): as prob_text
-    writes them, or with four decimals when those would read as equal."""
+    """Two probabilities a sentence compares (a draw against its threshold, p against q): as
+    prob_text writes them, or with the fewest decimals from four up that tell them apart when
+    those would read as equal."""
     shown = prob_text(a), prob_text(b)
-    return shown if shown[0] != shown[1] or a == b else (f"{float(a):.4f}", f"{float(b):.4f}")
+    digits = 4
+    while shown[0] == shown[1] and a != b and digits <= 9:
+        shown = f"{float(a):.{digits}f}", f"{float(b):.{digits}f}"
+        digits += 1
+    return shown

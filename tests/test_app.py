@@ -32,6 +32,7 @@ from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import speculative_round
+from lessons.style import visible
 from ui.display import chip, colored_text, origin_legend, plain_markdown
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS
 
@@ -296,6 +297,8 @@ TAMPERED = [
     ("playground", "noise", "0.33", 0.0),  # in range, but no slider shows it
     ("thread", "message", "x" * 301, lessons.thread.QUESTIONS[0]),  # over the page's limit
     ("thread", "message", " ", lessons.thread.QUESTIONS[0]),
+    ("thread", "message", "\n\t\n", lessons.thread.QUESTIONS[0]),  # line ends and a tab only
+    ("playground", "prompt", "\r\n", DEFAULT_PROMPT),
 ]
 
 
@@ -308,8 +311,8 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1, warnings
     assert f"`{param}=" in warnings[0] and "Ignored" in warnings[0]
-    if not raw.strip():  # a blank value is seen, not an empty box
-        assert f"`{param}={'␣' * len(raw)}`" in warnings[0]
+    if not raw.strip():  # a blank value is seen, not an empty box (a carriage return as �)
+        assert f"`{param}={visible(raw).replace(chr(13), '�')}`" in warnings[0]
     said = {False: "off", True: "on"}.get(default) if isinstance(default, bool) else \
         f"“{default}”" if isinstance(default, str) else str(default)
     assert f"Using {said} instead." in warnings[0]  # the default as the reader knows it
@@ -325,6 +328,40 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
         assert len(at.metric) == 4  # the playground still ran, on the defaults
         if param == "prompt":
             assert at.text_area[0].value == DEFAULT_PROMPT
+
+
+def test_the_browsers_back_button_goes_back_a_step_and_a_roll():
+    """Next and Roll again write the link; the browser's Back brings the earlier link back, and
+    the page follows it instead of writing its own value over it."""
+    at = page("walkthrough", step="1", seed="130")
+    for _ in range(2):
+        button(at, "Next").click().run()
+    assert step_shown(at) == 3 and at.query_params["step"] == "3"
+    at.query_params["step"] = "2"  # Back: the browser restores the link of step 2
+    at.run()
+    no_exception(at)
+    assert step_shown(at) == 2 and at.query_params["step"] == "2" and not at.warning
+    at.query_params["step"] = "3"  # Forward
+    at.run()
+    assert step_shown(at) == 3
+    button(at, "Roll again").click().run()
+    rolled = at.query_params["seed"]
+    assert rolled != "130"
+    at.query_params["seed"] = "130"  # Back over the roll
+    at.run()
+    assert at.session_state["seed"] == 130 and at.query_params["seed"] == "130"
+    del at.query_params["seed"]  # Back to a link without a seed: the default one
+    at.run()
+    assert at.session_state["seed"] == DEFAULT_SEED and step_shown(at) == 3
+
+
+def test_a_blank_prompt_leaves_the_link():
+    """Clearing the prompt must not write a link that the app would refuse when opened."""
+    at = page("playground", prompt="Once upon a time")
+    at.text_area[0].set_value("  \n").run()
+    no_exception(at)
+    assert "prompt" not in at.query_params and at.session_state["prompt"] == "  \n"
+    assert any("Type a prompt" in i.value for i in at.info)
 
 
 def test_the_link_follows_the_sidebar_away_from_the_walkthrough():

@@ -274,6 +274,10 @@ def test_prob_text_never_rounds_a_probability_to_zero_or_one(x, text):
 def test_a_draw_and_its_threshold_never_read_as_equal():
     assert prob_pair(0.4712, 0.4698) == ("0.4712", "0.4698")  # both "0.47" at two decimals
     assert prob_pair(0.87, 0.47) == ("0.87", "0.47")
+    # p 0.0037 and q 0.0042 are both "0.004": step 3 would seem to keep p = q with chance 0.88
+    assert prob_pair(0.0037, 0.0042) == ("0.0037", "0.0042")
+    assert prob_pair(0.1234511, 0.1234513) == ("0.1234511", "0.1234513")  # as many decimals as it takes
+    assert prob_pair(0.5, 0.5) == ("0.50", "0.50")  # really equal: as prob_text writes them
     assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p <\u00a00.001"
     assert says("min(1, p/q)", prob_text(0.0002)) == "min(1, p/q) <\u00a00.001"  # not "= < 0.001"
 

@@ -71,8 +71,6 @@ def render() -> None:
     settings.show_problems(settings.load_thread())
     get_pair(st.session_state.drafter)  # a missing model file stops the page here, with its fix
     question = asked()
-    if question is None:
-        st.query_params.pop("message", None)  # a blank message is not kept in the link
-        return
-    settings.save_thread()
-    show(question)
+    settings.save_thread()  # a blank message leaves the link
+    if question is not None:
+        show(question)

@@ -2,7 +2,9 @@
 
 Values from a link are validated once per session; anything out of range is replaced by its
 default with a message that says what was ignored and why. After that, session state is the
-truth and the URL follows it (parameters at their default are left out to keep links short).
+truth and the URL follows it (parameters at their default are left out to keep links short),
+with one exception: when the browser's Back or Forward brings another value into the link of
+the same page, that value is read again, so that Back goes back a step.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import streamlit as st
 from lessons.style import visible
 
 MAX_SEED = 2**31 - 1
+_WRITTEN = "_url_written"  # {name: text, or None when absent} as save() last left the link
+_PAGE = "_url_page"  # the page the link was last written on
 
 
 @dataclass(frozen=True)
@@ -83,11 +87,11 @@ def _shown(value: Any) -> str:
     """A value from a link as it may sit in a message's code span: control, format and
     direction characters (which could reverse the message or break its line) become �, and a
     backtick, which would close the span and let the rest be read as markdown, becomes ˋ. A
-    blank value shows its spaces as ␣ (or ∅ when empty): as it is, the span would look empty."""
+    blank value shows its spaces, tabs and line ends as ␣, ⇥ and ↵ (or ∅ when empty): as it is,
+    the span would look empty."""
+    text = str(value) if str(value).strip() else visible(str(value))
     text = "".join("�" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
-                   for c in str(value)).replace("`", "ˋ")
-    if not text.strip():
-        text = visible(text)
+                   for c in text).replace("`", "ˋ")
     return text if len(text) <= 40 else text[:37] + "…"
 
 
@@ -107,14 +111,30 @@ def keep(params: list[Param]) -> None:
             st.session_state[p.name] = st.session_state[p.name]
 
 
+def arrive(page: str) -> None:
+    """Note the page this run draws, before any load. On another page than the last run's, the
+    link is the one that page was opened with, and what save() wrote before says nothing."""
+    if st.session_state.get(_PAGE) != page:
+        st.session_state[_PAGE] = page
+        st.session_state[_WRITTEN] = {}
+
+
+def _moved(name: str, raw: str | None) -> bool:
+    """Whether the link holds another value for `name` than save() left in it on this page:
+    the browser went Back or Forward."""
+    written = st.session_state.get(_WRITTEN, {})
+    return name in written and written[name] != raw
+
+
 def load(params: list[Param]) -> list[str]:
-    """Fill session state from the URL for parameters this session has not seen yet; return
-    messages about the values that were ignored."""
+    """Fill session state from the URL for parameters this session has not seen yet, or whose
+    value in the link the browser's history changed; return messages about the values that
+    were ignored."""
     problems = []
     for p in params:
-        if p.name in st.session_state:
-            continue
         raw = st.query_params.get(p.name)
+        if p.name in st.session_state and not _moved(p.name, raw):
+            continue
         value = p.default
         if raw is not None:
             try:
@@ -127,16 +147,20 @@ def load(params: list[Param]) -> list[str]:
 
 
 def save(params: list[Param]) -> None:
-    """Write the current values into the URL, each parameter once."""
+    """Write the current values into the URL, each parameter once. Blank text is left out: a
+    link cannot carry it (see text_param)."""
+    written = st.session_state.setdefault(_WRITTEN, {})
     for p in params:
         value = st.session_state.get(p.name, p.default)
-        if value == p.default:
+        if value == p.default or (isinstance(value, str) and not value.strip()):
             if p.name in st.query_params:
                 del st.query_params[p.name]
+            written[p.name] = None
         else:
             text = str(int(value)) if isinstance(value, bool) else str(value)
             if st.query_params.get_all(p.name) != [text]:  # also rewrites ?step=2&step=3
                 st.query_params[p.name] = text
+            written[p.name] = text
 
 
 def show_problems(problems: list[str]) -> None:

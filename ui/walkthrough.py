@@ -119,8 +119,9 @@ def _predict_first(sc: Scenario) -> int:
         _last_verdict(*st.session_state.last_guess)
     if shown < len(checks):
         c = checks[shown]
+        p, q = prob_pair(c.p, c.q)  # never "p = 0.004, q = 0.004" for a guess short of certain
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
-                f"gives it {prob_is('p', c.p)}, the draft gave it {prob_is('q', c.q)}, so it is kept with "
+                f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
                 f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin.")
         # one press per coin, and two plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
@@ -237,4 +238,7 @@ def _class_link() -> None:
         return
     base = st.context.url if urlparse(st.context.url).path else st.context.url + "/"
     query = {k: v for k, v in st.query_params.to_dict().items() if k != "present"}
-    st.caption(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`")
+    here = urlparse(base).hostname in ("localhost", "127.0.0.1", "::1")
+    where = (" (this computer's own address: give the class its network name or IP address "
+             "in place of the host)" if here else "")
+    st.caption(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`{where}")

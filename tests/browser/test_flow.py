@@ -63,6 +63,37 @@ def test_five_steps_with_clicks(page: Page):
     expect(button(page, "Back")).to_be_disabled()
 
 
+def test_the_browsers_back_and_forward_change_the_step(page: Page):
+    """Each step is an entry in the browser's history: Back goes back a step, not out of the
+    lesson after several presses that did nothing."""
+    open_walkthrough(page)
+    at_step(page, 1)
+    for k in (2, 3):
+        button(page, "Next").click()
+        at_step(page, k)
+    page.go_back()
+    at_step(page, 2)
+    page.go_back()
+    at_step(page, 1)
+    page.go_forward()
+    at_step(page, 2)
+
+
+def test_pages_ask_no_other_host(page: Page):
+    """Nothing but the app's own server: a classroom may have no internet (a page's material
+    icon as the tab's icon would be fetched from Google's font servers)."""
+    host = re.compile(r"^https?://(127\.0\.0\.1|localhost)(:\d+)?/")
+    elsewhere = []
+    page.on("request", lambda r: None if host.match(r.url) or r.url.startswith(("data:", "blob:"))
+            else elsewhere.append(r.url))
+    open_walkthrough(page)
+    settled(page)
+    page.goto("/so-what")
+    expect(page.get_by_role("heading", name="So what").first).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    assert elsewhere == []
+
+
 def test_five_steps_with_keyboard(page: Page):
     open_walkthrough(page)
     at_step(page, 1)
@@ -256,7 +287,10 @@ def test_instructor_mode_shows_the_round_s_link_for_the_class(page: Page):
     page.goto("/?step=3&seed=130&present=1")
     at_step(page, 3, FIRST_LOAD_MS)
     shown = page.get_by_text(re.compile(r"^This round for the class: ")).inner_text()
-    link = shown.split(": ", 1)[1].strip()
+    # the test's server is on 127.0.0.1, which no student's machine can reach: the page says so
+    assert shown.endswith("(this computer's own address: give the class its network name or IP "
+                          "address in place of the host)"), shown
+    link = shown.split(": ", 1)[1].split(" (this computer", 1)[0].strip()
     assert "present" not in link and "/?" in link and "step=3" in link and "seed=130" in link, link
     page.goto(link)
     at_step(page, 3)
