@@ -18,6 +18,7 @@ from lessons.style import visible
 
 MAX_SEED = 2**31 - 1
 _WRITTEN = "_url_written"  # {name: text, or None when absent} as save() last left the link
+_SAVED = "_url_saved"  # {name: value} as save() last found them in session state
 _PAGE = "_url_page"  # the page the link was last written on
 
 
@@ -117,13 +118,18 @@ def arrive(page: str) -> None:
     if st.session_state.get(_PAGE) != page:
         st.session_state[_PAGE] = page
         st.session_state[_WRITTEN] = {}
+        st.session_state[_SAVED] = {}
 
 
 def _moved(name: str, raw: str | None) -> bool:
-    """Whether the link holds another value for `name` than save() left in it on this page:
-    the browser went Back or Forward."""
+    """Whether the browser went Back or Forward: the link holds another value for `name` than
+    save() left in it on this page, and no control of the page changed since. After a click
+    the browser may not have caught up with the link the last run wrote, and a link it sends
+    along is then only late, not chosen."""
     written = st.session_state.get(_WRITTEN, {})
-    return name in written and written[name] != raw
+    saved = st.session_state.get(_SAVED, {})
+    clicked = any(st.session_state.get(n, value) != value for n, value in saved.items())
+    return not clicked and name in written and written[name] != raw
 
 
 def load(params: list[Param]) -> list[str]:
@@ -150,8 +156,10 @@ def save(params: list[Param]) -> None:
     """Write the current values into the URL, each parameter once. Blank text is left out: a
     link cannot carry it (see text_param)."""
     written = st.session_state.setdefault(_WRITTEN, {})
+    saved = st.session_state.setdefault(_SAVED, {})
     for p in params:
         value = st.session_state.get(p.name, p.default)
+        saved[p.name] = value
         if value == p.default or (isinstance(value, str) and not value.strip()):
             if p.name in st.query_params:
                 del st.query_params[p.name]

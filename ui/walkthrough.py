@@ -209,6 +209,8 @@ def _exactness(sc: Scenario) -> None:
 
 def render() -> None:
     problems = settings.load_walkthrough()
+    # the link first: a click on a button drawn below must find the browser's link up to date
+    settings.save_walkthrough()
     settings.show_problems(problems)
     get_pair(st.session_state.drafter)  # loads once, or shows the fixing command and stops
     sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA,
@@ -227,7 +229,6 @@ def render() -> None:
         st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
     _nav()
     focus.restore()
-    settings.save_walkthrough()
     _class_link()
 
 
