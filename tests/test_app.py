@@ -740,6 +740,24 @@ def test_a_missing_model_file_shows_one_error_naming_its_fix(name, monkeypatch, 
     assert not at.metric and not at.get("plotly_chart")  # stopped before anything it computes
 
 
+def test_the_last_race_stays_on_screen_when_a_setting_moves():
+    """To compare settings, a finished race stays under the controls, named by the settings it
+    ran with, until the next one starts."""
+    at = page("race", tokens="8", temperature="0")
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    lanes = [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value]
+    figures = {m.label: m.value for m in at.metric}
+    assert len(lanes) == 2 and figures["Same text?"] == "yes"
+    at.slider(key="temperature").set_value(1.0).run()
+    no_exception(at)
+    assert [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value] == lanes
+    assert {m.label: m.value for m in at.metric} == figures
+    (kept,) = [c.value for c in at.caption if c.value.startswith("The last race")]
+    assert "γ = 4" in kept and "temperature 0," in kept and "8 tokens" in kept
+    assert has_button(at, "Start the race")
+
+
 def test_race_lanes_name_the_chosen_drafter():
     at = page("race", drafter="early-exit-4", tokens="8")
     button(at, "Start the race").click().run()

@@ -7,6 +7,7 @@ the machine to itself.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -16,14 +17,44 @@ from specdec_core.engine import stream
 from specdec_core.quality import drafter_table
 
 from . import focus, settings
-from .display import colored_text, html_block, metric_row, origin_legend
+from .display import colored_text, html_block, metric_row, origin_legend, plain_markdown
 from .models import get_pair
 
 
-def side_name(method: str) -> str:
+def side_name(method: str, drafter: str) -> str:
     if method == "target":
         return "Nimbus-large alone"
-    return f"{drafter_label(st.session_state.drafter)} drafts, Nimbus-large checks"
+    return f"{drafter_label(drafter)} drafts, Nimbus-large checks"
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A lane at the end of its race: what stays on screen until the next race."""
+
+    name: str
+    pieces: tuple[str, ...]
+    origins: tuple[str, ...]
+    ids: tuple[int, ...]
+    passes: int
+    drafted: int  # tokens the draft proposed, over all rounds
+    rate: float  # tokens per second on the lane's own clock
+
+
+@dataclass(frozen=True)
+class Race:
+    """A finished race and the settings it ran with."""
+
+    settings: str
+    gamma: int
+    tokens: int
+    base: Finished
+    spec: Finished
+
+
+def draw_lane(lane: Finished) -> None:
+    passes = f"{lane.passes} target pass{'' if lane.passes == 1 else 'es'}"
+    st.markdown(f"**{lane.name}**  \n{len(lane.ids)} tokens · {passes} · {lane.rate:.1f} tokens/s")
+    html_block(colored_text(list(zip(lane.pieces, lane.origins))))
 
 
 class Lane:
@@ -43,6 +74,7 @@ class Lane:
         self.clock += time.perf_counter() - begin
         if chunk is None:
             self.done = True
+            self.draw()  # its rate over the whole race, as the figures below it count it
             return
         self.ids.extend(chunk.token_ids)
         self.origins.extend(chunk.origins)
@@ -50,17 +82,15 @@ class Lane:
         self.drafted += chunk.record.gamma if chunk.record else 0
         self.draw()
 
-    @property
-    def rate(self) -> float:
-        return len(self.ids) / self.clock if self.clock else 0.0
+    def finished(self) -> Finished:
+        rate = len(self.ids) / self.clock if self.clock else 0.0
+        return Finished(side_name(self.method, self.pair.drafter_name), tuple(self.pieces),
+                        tuple(self.origins), tuple(self.ids), self.passes, self.drafted, rate)
 
     def draw(self) -> None:
         self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)
         with self.slot.container():
-            passes = f"{self.passes} target pass{'' if self.passes == 1 else 'es'}"
-            st.markdown(f"**{side_name(self.method)}**  \n{len(self.ids)} tokens · {passes} · "
-                        f"{self.rate:.1f} tokens/s")
-            html_block(colored_text(list(zip(self.pieces, self.origins))))
+            draw_lane(self.finished())
 
 
 def _use_gamma(gamma: int) -> None:
@@ -117,6 +147,13 @@ def render() -> None:
         st.caption("At temperature 0 both sides write the same text token for token (up to exact "
                    "ties that floating-point rounding can tip); above it they write different "
                    "samples from the same distribution.")
+        last = st.session_state.get("last_race")
+        if last is not None:  # kept on screen, to compare with the next race
+            st.caption(plain_markdown(f"The last race, with {last.settings}:"))
+            for column, lane in zip(st.columns(2), (last.base, last.spec)):
+                with column:
+                    draw_lane(lane)
+            results(last)
         return
     with st.container(key="race_lanes"):
         left, right = st.columns(2)
@@ -126,14 +163,31 @@ def render() -> None:
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
-    base, spec = lanes
+    s = st.session_state
+    race = Race(race_settings(), s.gamma, s.tokens, *(lane.finished() for lane in lanes))
+    st.session_state.last_race = race
+    results(race)
+
+
+def race_settings() -> str:
+    """The settings of a race, in words, for the caption above a result kept on screen."""
+    s = st.session_state
+    prompt = s.prompt if len(s.prompt) <= 40 else s.prompt[:39] + "…"
+    stop = f"early stop {s.stop:g}" if s.stop else "no early stop"
+    return (f"{drafter_label(s.drafter)}, γ = {s.gamma}, {stop}, temperature {s.temperature:g}, "
+            f"top-p {s.top_p:g}, {s.tokens} tokens, seed {s.seed} and the prompt “{prompt}”")
+
+
+def results(race: Race) -> None:
+    """The colour key, the race's figures and what to make of them."""
+    base, spec = race.base, race.spec
     html_block(origin_legend(with_target=True))
     metric_row(
         {"label": "Speed-up", "value": f"{spec.rate / base.rate:.2f}x" if base.rate else "–"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
         {"label": "Tokens per target pass", "value": f"{len(spec.ids) / spec.passes:.2f} vs "
                                                       f"{len(base.ids) / base.passes:.2f}"},
-        {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {st.session_state.gamma}",
+        {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {race.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
@@ -142,7 +196,7 @@ def render() -> None:
          "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
                  "that floating-point rounding decides between them. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
-    st.caption(race_note(spec.passes, ended_early=len(spec.ids) < st.session_state.tokens))
+    st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens))
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up
