@@ -58,7 +58,8 @@ def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_T
     from its second token on, so long texts need no more memory than one window."""
     if window < 2 or max_tokens < 2:
         raise ValueError(f"window and max_tokens must be at least 2; got {window}, {max_tokens}")
-    ids = pair.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]  # as written
+    # as written: "<|endoftext|>" in the text is its characters, not the control token
+    ids = pair.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
     if len(ids) < 2:
         raise ValueError("the text needs at least two tokens to score a prediction")
     kept = ids[:max_tokens]

@@ -97,7 +97,8 @@ def render() -> None:
               else f"is taken as {cost:.2f}: the drafter table on the So what page has not measured "
                    f"{s.drafter}")
     st.caption(f"{summary.rounds} rounds to write {written} tokens{ended}; the cost of a draft step relative "
-               f"to a target step {source}, and the cost of the pass that checks γ drafts from its γ sweep. The "
+               f"to a target step {source}, and the cost of the pass that checks γ drafts from its "
+               "γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "
                "than the closed form gains from γ = 4 to 8, and a new γ changes every draw after the "
                "first round. The closed form shows the trend; try a few seeds "

@@ -172,7 +172,8 @@ def render() -> None:
 def race_settings() -> str:
     """The settings of a race, in words, for the caption above a result kept on screen."""
     s = st.session_state
-    prompt = s.prompt if len(s.prompt) <= 40 else s.prompt[:39] + "…"
+    prompt = " ".join(s.prompt.split())  # on one line
+    prompt = prompt if len(prompt) <= 40 else prompt[:39] + "…"
     stop = f"early stop {s.stop:g}" if s.stop else "no early stop"
     return (f"{drafter_label(s.drafter)}, γ = {s.gamma}, {stop}, temperature {s.temperature:g}, "
             f"top-p {s.top_p:g}, {s.tokens} tokens, seed {s.seed} and the prompt “{prompt}”")

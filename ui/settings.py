@@ -113,9 +113,10 @@ def sidebar(drafter: bool = True) -> None:
     with st.sidebar:
         if drafter:
             st.selectbox("Draft model", drafter_names(), key="drafter",
-                         help="Ordered by acceptance rate α, poorest first: early-exit-K is Nimbus-large's first K layers "
-                         "and its output layer, used untrained as a drafter; Nimbus-mini is the "
-                         "small model trained to imitate Nimbus-large")
+                         help="Ordered by acceptance rate α, poorest first: early-exit-K is "
+                              "Nimbus-large's first K layers and its output layer, used untrained as "
+                              "a drafter; Nimbus-mini is the small model trained to imitate "
+                              "Nimbus-large")
         st.number_input("Seed", key="seed", **limits("seed"),
                         help="Same seed, same draws: share the link to show the same round")
         st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
