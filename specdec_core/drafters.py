@@ -48,11 +48,18 @@ class EarlyExitDrafter(Drafter):
         total = target.config.num_hidden_layers
         if not 1 <= layers < total:
             raise ValueError(f"early-exit depth must lie in [1, {total - 1}]; got {layers}")
-        super().__init__(_shrunk_config(target.config, layers))
+        # built without memory (every module is replaced by the target's own just below): a
+        # randomly initialised early-exit-12 would take about 400 MB for a moment
+        with torch.device("meta"):
+            super().__init__(_shrunk_config(target.config, layers))
         self.model.embed_tokens = target.model.embed_tokens
         self.model.layers = nn.ModuleList(target.model.layers[:layers])
         self.model.norm = target.model.norm
+        self.model.rotary_emb = target.model.rotary_emb  # the same positions, the same head size
         self.lm_head = target.lm_head
+        left = [n for n, t in [*self.named_parameters(), *self.named_buffers()] if t.is_meta]
+        if left:
+            raise RuntimeError(f"early exit: {left} still have no values")
 
 
 class ReducedHead(nn.Module):

@@ -46,6 +46,15 @@ def test_pair_distributions_shapes(pair, ids_of):
         pair.distributions([])
 
 
+def test_an_early_exit_holds_nothing_of_its_own(pair):
+    """Every weight and buffer of early-exit-6 is the target's own tensor, and its passes are
+    the target's first six layers: nothing was copied or left uninitialised."""
+    target = {id(t) for t in [*pair.target.parameters(), *pair.target.buffers()]}
+    assert all(id(t) in target for t in [*pair.drafter.parameters(), *pair.drafter.buffers()])
+    assert len(pair.drafter.model.layers) == 6
+    assert all(a is b for a, b in zip(pair.drafter.model.layers, pair.target.model.layers))
+
+
 def test_tokenizer_round_trip(pair):
     ids = pair.tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
     assert len(ids) >= 4 and all(0 <= t < V for t in ids)
