@@ -358,9 +358,30 @@ def test_the_browsers_back_button_goes_back_a_step_and_a_roll():
     at.query_params["seed"] = "130"  # Back over the roll
     at.run()
     assert at.session_state["seed"] == 130 and at.query_params["seed"] == "130"
-    del at.query_params["seed"]  # Back to a link without a seed: the default one
+    # a link this page never wrote, such as the bare address a switch between pages leaves in
+    # the history, is not a trip back: nothing returns to its default
+    for key in ("seed", "step"):
+        del at.query_params[key]
     at.run()
-    assert at.session_state["seed"] == DEFAULT_SEED and step_shown(at) == 3
+    assert at.session_state["seed"] == 130 and step_shown(at) == 3
+    assert at.query_params["seed"] == "130" and at.query_params["step"] == "3"
+
+
+def test_back_onto_the_bare_address_of_a_page_switch_keeps_the_settings():
+    """A click in the navigation menu leaves the page's bare address in the history, and the
+    page then writes its settings over it. Back onto that bare address is not a trip back to
+    the defaults: γ stays 5."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("views/race.py").run()
+    at.slider(key="gamma").set_value(5).run()
+    for name in ("walkthrough", "race"):
+        at.query_params.clear()  # as a click in the navigation menu does
+        at.switch_page(f"views/{name}.py").run()
+    assert at.query_params["gamma"] == "5"
+    at.query_params.clear()  # Back: the bare /race the menu click left
+    at.run()
+    no_exception(at)
+    assert at.session_state["gamma"] == 5 and at.query_params["gamma"] == "5"
 
 
 def test_a_blank_prompt_leaves_the_link():

@@ -3,8 +3,9 @@
 Values from a link are validated once per session; anything out of range is replaced by its
 default with a message that says what was ignored and why. After that, session state is the
 truth and the URL follows it (parameters at their default are left out to keep links short),
-with one exception: when the browser's Back or Forward brings another value into the link of
-the same page, that value is read again, so that Back goes back a step.
+with one exception: when the browser's Back or Forward brings back a link that this page
+itself wrote, its values are read again, so that Back goes back a step. A link the page did
+not write (the bare address a switch between pages leaves in the history) changes nothing.
 """
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ import streamlit as st
 from lessons.style import visible
 
 MAX_SEED = 2**31 - 1
-_WRITTEN = "_url_written"  # {name: text, or None when absent} as save() last left the link
+_WRITTEN = "_url_written"  # every link a run on this page ended with, as frozensets of items
+_LAST = "_url_last"  # the link as save() last left it: the one the last run ended with
 _SAVED = "_url_saved"  # {name: value} as save() last found them in session state
 _PAGE = "_url_page"  # the page the link was last written on
+_BACK = "_url_back"  # this run follows the browser's Back or Forward (see arrive)
 
 
 @dataclass(frozen=True)
@@ -113,23 +116,32 @@ def keep(params: list[Param]) -> None:
 
 
 def arrive(page: str) -> None:
-    """Note the page this run draws, before any load. On another page than the last run's, the
-    link is the one that page was opened with, and what save() wrote before says nothing."""
+    """Note the page this run draws, and whether the browser's history brought its link, once
+    per run before any load or save. On another page than the last run's, the link is the one
+    that page was opened with, and what save() wrote before says nothing."""
     if st.session_state.get(_PAGE) != page:
         st.session_state[_PAGE] = page
-        st.session_state[_WRITTEN] = {}
+        st.session_state[_WRITTEN] = set()
+        st.session_state[_LAST] = None
         st.session_state[_SAVED] = {}
+    elif st.session_state.get(_LAST) is not None:
+        st.session_state[_WRITTEN].add(st.session_state[_LAST])
+    st.session_state[_BACK] = _went_back()
 
 
-def _moved(name: str, raw: str | None) -> bool:
-    """Whether the browser went Back or Forward: the link holds another value for `name` than
-    save() left in it on this page, and no control of the page changed since. After a click
-    the browser may not have caught up with the link the last run wrote, and a link it sends
-    along is then only late, not chosen."""
-    written = st.session_state.get(_WRITTEN, {})
-    saved = st.session_state.get(_SAVED, {})
-    clicked = any(st.session_state.get(n, value) != value for n, value in saved.items())
-    return not clicked and name in written and written[name] != raw
+def _link() -> frozenset:
+    return frozenset(st.query_params.to_dict().items())
+
+
+def _went_back() -> bool:
+    """Whether the browser went Back or Forward: the link is another one than the last run ended
+    with, but one that an earlier run on this page ended with, and no control of the page
+    changed since. After a click the browser may not have caught up with the link the last run
+    wrote, and a link it sends along is then only late, not chosen."""
+    s = st.session_state
+    clicked = any(s.get(n, value) != value for n, value in s.get(_SAVED, {}).items())
+    link = _link()
+    return not clicked and link != s.get(_LAST) and link in s.get(_WRITTEN, set())
 
 
 def load(params: list[Param]) -> list[str]:
@@ -137,9 +149,10 @@ def load(params: list[Param]) -> list[str]:
     value in the link the browser's history changed; return messages about the values that
     were ignored."""
     problems = []
+    back = st.session_state.get(_BACK, False)
     for p in params:
         raw = st.query_params.get(p.name)
-        if p.name in st.session_state and not _moved(p.name, raw):
+        if p.name in st.session_state and not back:
             continue
         value = p.default
         if raw is not None:
@@ -155,7 +168,6 @@ def load(params: list[Param]) -> list[str]:
 def save(params: list[Param]) -> None:
     """Write the current values into the URL, each parameter once. Blank text is left out: a
     link cannot carry it (see text_param)."""
-    written = st.session_state.setdefault(_WRITTEN, {})
     saved = st.session_state.setdefault(_SAVED, {})
     for p in params:
         value = st.session_state.get(p.name, p.default)
@@ -163,12 +175,11 @@ def save(params: list[Param]) -> None:
         if value == p.default or (isinstance(value, str) and not value.strip()):
             if p.name in st.query_params:
                 del st.query_params[p.name]
-            written[p.name] = None
         else:
             text = str(int(value)) if isinstance(value, bool) else str(value)
             if st.query_params.get_all(p.name) != [text]:  # also rewrites ?step=2&step=3
                 st.query_params[p.name] = text
-            written[p.name] = text
+    st.session_state[_LAST] = _link()
 
 
 def show_problems(problems: list[str]) -> None:

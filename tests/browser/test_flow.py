@@ -79,6 +79,22 @@ def test_the_browsers_back_and_forward_change_the_step(page: Page):
     at_step(page, 2)
 
 
+def test_back_after_a_page_switch_keeps_the_settings(page: Page):
+    """A click in the navigation menu leaves the page's bare address in the history; Back onto
+    it must not put the settings back to their defaults."""
+    page.goto("/?step=3&seed=130")
+    at_step(page, 3, FIRST_LOAD_MS)
+    for name in ("So what", "Walkthrough", "So what"):
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+        settled(page)
+    page.go_back()
+    settled(page)
+    expect(page).to_have_url(re.compile(r"[?&]seed=130(&|$)"), timeout=RUN_MS)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Walkthrough").click()
+    at_step(page, 3)
+    expect(page).to_have_url(re.compile(r"[?&]seed=130(&|$)"))
+
+
 def test_pages_ask_no_other_host(page: Page):
     """Nothing but the app's own server: a classroom may have no internet (a page's material
     icon as the tab's icon would be fetched from Google's font servers)."""
