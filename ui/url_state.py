@@ -145,9 +145,9 @@ def _went_back() -> bool:
 
 
 def load(params: list[Param]) -> list[str]:
-    """Fill session state from the URL for parameters this session has not seen yet, or whose
-    value in the link the browser's history changed; return messages about the values that
-    were ignored."""
+    """Fill session state from the URL for parameters this session has not seen yet, or for all
+    of them when the browser's history brought back an earlier link of this page (see arrive);
+    return messages about the values that were ignored."""
     problems = []
     back = st.session_state.get(_BACK, False)
     for p in params:
