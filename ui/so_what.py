@@ -7,6 +7,7 @@ from lessons.speed_story import (early_stop_chart, early_stop_text, load, run_nu
                                  sweep_chart, verify_cost_note)
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
+from specdec_core.sampling import expected_tokens_per_round
 
 from .display import number_table, show_chart
 
@@ -63,7 +64,7 @@ def drafter_family() -> bool:
                           "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
-    kept = sum(alpha ** k for k in range(1, 5))
+    kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
     st.markdown("**How to read it.** **α** is the chance that a draft the target checks is kept: "
                 "β = Σ min(p, q) averaged over many positions, at temperature 1. A draft after a "
                 "rejection is never checked, so fewer of all drafted tokens survive: at γ = 4 and "
