@@ -7,23 +7,28 @@ errors, and the server's peak resident memory (its whole process tree, sampled e
 Without --url it starts its own server on a free local port and stops it at the end. The
 students share one headless Chromium (Debian's /usr/bin/chromium), so on a small machine the
 browsers compete with the server for CPU: read the latencies as an upper bound. Results also
-go to artifacts/classroom.json.
+go to assets/benchmarks/classroom.json, the record README's figures come from.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
 
-from harness import (ARTIFACTS, AppServer, RssSampler, chromium_missing_message,  # noqa: E402
-                     latency_table, percentile, run_class)
+from common import write  # noqa: E402
+from harness import (AppServer, RssSampler, chromium_missing_message,  # noqa: E402
+                     latencies_by_step, latency_table, percentile, run_class)
 
 MAX_STUDENTS = 60
+
+
+def _latency_figures(values: list[float]) -> dict:
+    return {"clicks": len(values), "p50_s": round(percentile(values, 50), 2),
+            "p95_s": round(percentile(values, 95), 2)}
 
 
 def main() -> int:
@@ -78,14 +83,14 @@ def main() -> int:
     else:
         print("server peak RSS        not measured (--url: the server is not ours)")
     print(f"wall time              {wall:.1f} s")
-    ARTIFACTS.mkdir(exist_ok=True)
-    out = ARTIFACTS / "classroom.json"
-    out.write_text(json.dumps({
-        "students": len(students), "finished": finished, "wall_s": wall,
-        "step_p50_s": percentile(latencies, 50), "step_p95_s": percentile(latencies, 95),
-        "clicks": len(latencies), "server_peak_rss_mib": peak_kib / 1024 if peak_kib else None,
-        "errors": {s.name: s.errors for s in failed}}, indent=2))
-    print("wrote", out.relative_to(ARTIFACTS.parent))
+    out = write("classroom.json", {
+        "command": " ".join(["benchmarks/classroom.py", *sys.argv[1:]]),
+        "students": len(students), "finished": finished, "wall_s": round(wall, 1),
+        "server_peak_rss_mib": round(peak_kib / 1024) if peak_kib else None,
+        "all_steps": _latency_figures(latencies),
+        "by_step": {key: _latency_figures(vs) for key, vs in latencies_by_step(students).items()},
+        "errors": {s.name: s.errors for s in failed}})
+    print("wrote", out)
     return 1 if failed else 0
 
 

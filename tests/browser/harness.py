@@ -306,12 +306,19 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def latency_table(students: list[Student]) -> str:
-    """Per transition (in the order they happened): count, p50, p95, max in seconds, and 'all'."""
+def latencies_by_step(students: list[Student]) -> dict[str, list[float]]:
+    """Every student's click latencies per transition ("1->2": [seconds]), in the order the
+    transitions happened."""
     by_step: dict[str, list[float]] = {}
     for s in students:
         for key, values in s.latencies.items():
             by_step.setdefault(key, []).extend(values)
+    return by_step
+
+
+def latency_table(students: list[Student]) -> str:
+    """Per transition (in the order they happened): count, p50, p95, max in seconds, and 'all'."""
+    by_step = latencies_by_step(students)
     rows = list(by_step.items()) + [("all", [v for vs in by_step.values() for v in vs])]
     lines = [f"{'step':>6} {'n':>4} {'p50 s':>7} {'p95 s':>7} {'max s':>7}"]
     for key, vs in rows:
