@@ -761,6 +761,27 @@ def test_a_missing_model_file_shows_one_error_naming_its_fix(name, monkeypatch, 
     assert not at.metric and not at.get("plotly_chart")  # stopped before anything it computes
 
 
+def scoreboard(at: AppTest) -> list[tuple[int, str]]:
+    return [(bar.value, bar.text) for bar in at.progress]
+
+
+def test_the_race_scoreboard_shows_each_sides_progress_on_its_own_clock():
+    """One bar per side, above the lanes: its share of the tokens, and the seconds its own clock
+    took, which agree with the rate in the lane's header."""
+    at = page("race", tokens="8", temperature="0")
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    rates = [float(m.value.split(" · ")[-1].removesuffix(" tokens/s")) for m in at.markdown
+             if m.value.startswith("**") and " tokens · " in m.value]
+    board = scoreboard(at)
+    assert [text.split(":")[0] for _, text in board] == [
+        "Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"]
+    for (value, text), rate in zip(board, rates):
+        assert value == 100 and ": 8 of 8 tokens in " in text
+        seconds = float(text.rsplit(" in ", 1)[1].removesuffix(" s"))
+        assert 8 / rate == pytest.approx(seconds, abs=0.051 + 0.05 * seconds)
+
+
 def test_the_last_race_stays_on_screen_when_a_setting_moves():
     """To compare settings, a finished race stays under the controls, named by the settings it
     ran with, until the next one starts."""
@@ -769,11 +790,13 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     no_exception(at)
     lanes = [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value]
     figures = {m.label: m.value for m in at.metric}
+    board = scoreboard(at)
     assert len(lanes) == 2 and figures["Same text?"] == "yes"
     at.slider(key="temperature").set_value(1.0).run()
     no_exception(at)
     assert [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value] == lanes
     assert {m.label: m.value for m in at.metric} == figures
+    assert scoreboard(at) == board
     (kept,) = [c.value for c in at.caption if c.value.startswith("The last race")]
     assert "γ = 4" in kept and "temperature 0," in kept and "8 tokens" in kept
     assert has_button(at, "Start the race")

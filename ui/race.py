@@ -37,7 +37,12 @@ class Finished:
     ids: tuple[int, ...]
     passes: int
     drafted: int  # tokens the draft proposed, over all rounds
-    rate: float  # tokens per second on the lane's own clock
+    seconds: float  # the lane's own clock: the compute time it has used
+
+    @property
+    def rate(self) -> float:
+        """Tokens per second on the lane's own clock."""
+        return len(self.ids) / self.seconds if self.seconds else 0.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,14 @@ class Race:
     tokens: int
     base: Finished
     spec: Finished
+
+
+def draw_scoreboard(lanes: tuple[Finished, ...], tokens: int) -> None:
+    """Each side's progress towards its tokens, one bar above the other: the lanes below may
+    stack on a narrow screen, and the bars show at a glance who is ahead on the same clock."""
+    for lane in lanes:
+        done = min(len(lane.ids), tokens)
+        st.progress(done / tokens, text=f"{lane.name}: {done} of {tokens} tokens in {lane.seconds:.1f} s")
 
 
 def draw_lane(lane: Finished) -> None:
@@ -83,9 +96,8 @@ class Lane:
         self.draw()
 
     def finished(self) -> Finished:
-        rate = len(self.ids) / self.clock if self.clock else 0.0
         return Finished(side_name(self.method, self.pair.drafter_name), tuple(self.pieces),
-                        tuple(self.origins), tuple(self.ids), self.passes, self.drafted, rate)
+                        tuple(self.origins), tuple(self.ids), self.passes, self.drafted, self.clock)
 
     def draw(self) -> None:
         self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)
@@ -150,12 +162,14 @@ def render() -> None:
         last = st.session_state.get("last_race")
         if last is not None:  # kept on screen, to compare with the next race
             st.caption(plain_markdown(f"The last race, with {last.settings}:"))
+            draw_scoreboard((last.base, last.spec), last.tokens)
             for column, lane in zip(st.columns(2), (last.base, last.spec)):
                 with column:
                     draw_lane(lane)
             results(last)
         return
     with st.container(key="race_lanes"):
+        board = st.empty()
         left, right = st.columns(2)
         # the lanes stream in below the controls: bring them into view (on a projector they
         # would otherwise run below the fold)
@@ -163,6 +177,8 @@ def render() -> None:
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
+        with board.container():
+            draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
     s = st.session_state
     race = Race(race_settings(), s.gamma, s.tokens, *(lane.finished() for lane in lanes))
     st.session_state.last_race = race

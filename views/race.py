@@ -1,5 +1,7 @@
 from ui import frame, race
 
 frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the speculative pair. "
-            "Watch the pair's side arrive in bursts: every burst is one target pass.", typing=True)
+            "Watch the pair's side arrive in bursts: every burst is one target pass. The two sides take "
+            "turns on this one machine, and each is timed on its own clock, as if it ran alone.",
+            typing=True)
 race.render()
