@@ -198,11 +198,15 @@ def warped(logits: torch.Tensor, sampling: Sampling) -> np.ndarray:
 def test_same_warping_for_p_and_q(pair, monkeypatch, ids_of, settings):
     """The draft's rows q and the target's rows p are both the warped distributions of their
     model's raw logits (from one uncached pass), with the same temperature, top-k and top-p:
-    the same tokens left and the same probabilities on them."""
+    the same tokens left and the same probabilities on them. The drafts are drawn from those
+    warped rows q, the ones the rule is given: a draft drawn at another temperature would make
+    the output inexact wherever the temperature is not 1."""
     seen = spy_rounds(monkeypatch)
     prompt_ids = ids_of(pair, EXPORT)
     next(iter_speculative(pair, prompt_ids, 10, settings, np.random.default_rng(0), 2))
     r = seen[0]
+    replay = np.random.default_rng(0)  # a round's first draws are its drafts
+    assert [sample(row, replay) for row in r["q"]] == r["drafts"]
     n, k = len(prompt_ids), len(r["drafts"])
     ids = torch.tensor([prompt_ids + r["drafts"]])
     with torch.inference_mode():
