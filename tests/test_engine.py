@@ -193,6 +193,11 @@ def warped(logits: torch.Tensor, sampling: Sampling) -> np.ndarray:
     return probs
 
 
+# first rounds whose drafts are replayed: a draft drawn from other rows than q often lands on the
+# same token (the same uniform, two similar distributions), but not 2 × 12 times in a row
+DRAFT_SEEDS = 12
+
+
 @pytest.mark.parametrize("settings", [Sampling(1.0, top_k=5), Sampling(0.5), Sampling(1.0, top_p=0.9),
                                       Sampling(0.7, top_k=20, top_p=0.9)], ids=repr)
 def test_same_warping_for_p_and_q(pair, monkeypatch, ids_of, settings):
@@ -203,10 +208,11 @@ def test_same_warping_for_p_and_q(pair, monkeypatch, ids_of, settings):
     the output inexact wherever the temperature is not 1."""
     seen = spy_rounds(monkeypatch)
     prompt_ids = ids_of(pair, EXPORT)
-    next(iter_speculative(pair, prompt_ids, 10, settings, np.random.default_rng(0), 2))
+    for seed in range(DRAFT_SEEDS):
+        next(iter_speculative(pair, prompt_ids, 10, settings, np.random.default_rng(seed), 2))
+        replay = np.random.default_rng(seed)  # a round's first draws are its drafts
+        assert [sample(row, replay) for row in seen[-1]["q"]] == seen[-1]["drafts"], seed
     r = seen[0]
-    replay = np.random.default_rng(0)  # a round's first draws are its drafts
-    assert [sample(row, replay) for row in r["q"]] == r["drafts"]
     n, k = len(prompt_ids), len(r["drafts"])
     ids = torch.tensor([prompt_ids + r["drafts"]])
     with torch.inference_mode():
