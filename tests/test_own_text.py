@@ -8,6 +8,7 @@ import pytest
 
 from specdec_core.inputs import clip_prompt, read_prompts, read_text
 from specdec_core.quality import score_text, text_overlap
+from specdec_core.sampling import overlap
 
 TEXT = ("Your export failed because your workspace ran out of storage. Delete old exports or "
         "upgrade your plan, then run the export again from the Reports tab. "
@@ -17,6 +18,20 @@ TEXT = ("Your export failed because your workspace ran out of storage. Delete ol
 def test_the_target_drafting_for_itself_scores_one(self_pair):
     s = score_text(self_pair, TEXT, window=16)
     assert s.alpha == pytest.approx(1.0, abs=1e-5) and s.argmax_agreement == 1.0
+
+
+@pytest.mark.parametrize("start", [1, 9])
+def test_text_overlap_scores_the_predictions_of_the_tokens_from_start_on(pair, ids_of, start):
+    """Position k compares p and q given the text before token start + k: the first predicts
+    token `start` from ids[:start], the last predicts the text's last token. Computed here from
+    one prefix at a time, not through text_overlap itself."""
+    ids = ids_of(pair, TEXT)[:24]
+    beta, agree = text_overlap(pair, ids, start)
+    assert len(beta) == len(agree) == len(ids) - start
+    for k, end in [(0, start), (len(ids) - start - 1, len(ids) - 1)]:
+        p, q = (d[-1] for d in pair.distributions(ids[:end]))  # given ids[:end]: predicts ids[end]
+        assert beta[k] == pytest.approx(overlap(p, q), abs=1e-5)
+        assert agree[k] == (p.argmax() == q.argmax())
 
 
 def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
