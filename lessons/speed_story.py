@@ -49,7 +49,7 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
     if gpu and gpu.get("verify_cost"):
         costs = [float(v) for v in gpu["verify_cost"].values()]
         note += (f" Nimbus-large is too small for that even there: on an {gpu['device']} a pass over "
-                 f"2 to 9 positions cost {min(costs):.2f} to {max(costs):.2f} passes over one, the "
+                 f"2 to 9 positions cost {min(costs):.2f} to {max(costs):.2f} passes over one, "
                  "the same for every γ: launching each layer's work dominates, and a pass over "
                  "more than one position takes a slower path.")
     return note + " Where checking costs more than one step, the best γ is smaller."

@@ -2,7 +2,10 @@
 
 Both methods draw every random number from one numpy Generator seeded by `seed`, and both
 turn logits into distributions with the same warping, so at temperature 0 they write the
-same tokens and at any temperature their outputs follow the same distribution.
+same tokens and at any temperature their outputs follow the same distribution. Both up to
+rounding: a pass over several positions multiplies in another order than a pass over one (on a
+CPU the target's logits then differ by about 1e-5), which can tip a near-tie between two
+tokens.
 
 Cache invariant between steps: each model's cache holds a prefix of the context that is at
 most len(context) - 1 long, so the next forward call always has at least one new token.
@@ -47,7 +50,9 @@ class Stats:
     @property
     def alpha(self) -> float:
         """The measured acceptance rate: kept drafts over checked ones. A draft after a
-        rejection is never checked, so it counts neither way."""
+        rejection is never checked, so it counts neither way. With an early stop only the drafts
+        the drafter was sure of are checked, so this runs above the drafter's α, which averages
+        over every position."""
         return self.accepted / self.checked if self.checked else 0.0
 
     @property

@@ -43,6 +43,19 @@ def script(name: str, *args: str) -> subprocess.CompletedProcess:
     return python(str(ROOT / "benchmarks" / name), *args)
 
 
+@pytest.mark.parametrize("stop_below, rate", [("0", "α"), ("0.4", "acceptance rate of the sure drafts")])
+def test_generate_names_the_acceptance_rate_it_measured(pair, monkeypatch, capsys, stop_below, rate):
+    """With an early stop only sure drafts are checked: their acceptance rate is not called α."""
+    monkeypatch.setattr(models, "load_pair", lambda *args: pair)
+    assert main(["generate", "--prompt", PHRASE, "--max-new-tokens", "12", "--stop-below", stop_below,
+                 "--temperature", "0"]) == 0
+    summary = capsys.readouterr().err.strip().splitlines()[-1]
+    res = generate(pair, PHRASE, 12, "speculative", gamma=4, temperature=0, seed=0,
+                   stop_below=float(stop_below))
+    assert f"{res.stats.accepted} of {res.stats.checked} checked drafts kept ({rate} " \
+           f"{res.stats.alpha:.2f})" in summary, summary
+
+
 @pytest.mark.parametrize("stop_below", [0.0, 0.4])
 def test_generate_json_matches_engine(pair, stop_below):
     run = cli("generate", "--prompt", PHRASE, "--max-new-tokens", "8", "--temperature", "0",

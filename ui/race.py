@@ -156,8 +156,9 @@ def render() -> None:
         st.info("Type a prompt to race on.")
         return
     if not st.button("Start the race", type="primary", icon=":material/sports_score:"):
-        st.caption("At temperature 0 both sides write the same text token for token (up to exact "
-                   "ties that floating-point rounding can tip); above it they write different "
+        st.caption("At temperature 0 both sides write the same text token for token (unless two "
+                   "tokens score so nearly alike that rounding tips the choice); above it they "
+                   "write different "
                    "samples from the same distribution.")
         last = st.session_state.get("last_race")
         if last is not None:  # kept on screen, to compare with the next race

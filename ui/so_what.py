@@ -121,6 +121,6 @@ def render() -> None:
                 "tokens; when it does not, the round still yields one correct token, but it has paid "
                 "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
                 "slower. The distribution "
-                "of the output never changes (at temperature 0 not even the tokens do, up to exact "
-                "ties that floating-point rounding can tip); only the "
+                "of the output never changes (at temperature 0 not even the tokens do, unless two "
+                "tokens score so nearly alike that rounding tips the choice); only the "
                 "number of expensive steps does.")
