@@ -14,13 +14,15 @@ class RoundSummary:
     by_position: tuple[float, ...]  # P(kept | checked) for draft positions 1..gamma
     checked: tuple[int, ...]  # how many times each position was checked
     tokens_per_round: float  # measured: the tokens written over the rounds that wrote them
-    expected_tokens_per_round: float  # closed form at the measured alpha
+    expected_tokens_per_round: float  # closed form at the measured alpha and each round's drafts
     rounds: int
 
 
 def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None) -> RoundSummary:
     """`written`: the tokens the generation kept, when its token limit cut the last round short
-    (that round's other tokens were drawn but never shown)."""
+    (that round's other tokens were drawn but never shown). The closed form is averaged over the
+    rounds at the number each drafted: `gamma`, or fewer near the token limit or after an
+    end-of-text draft, as the measured tokens per round count them."""
     if not rounds:
         raise ValueError("no rounds to summarise")
     kept = np.zeros(gamma)
@@ -33,5 +35,6 @@ def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None)
     rates = tuple(float(k / n) if n else float("nan") for k, n in zip(kept, checked))
     if written is None:
         written = sum(len(r.tokens) for r in rounds)
+    expected = float(np.mean([expected_tokens_per_round(alpha, r.gamma) for r in rounds]))
     return RoundSummary(alpha, rates, tuple(int(n) for n in checked), written / len(rounds),
-                        expected_tokens_per_round(alpha, gamma), len(rounds))
+                        expected, len(rounds))

@@ -673,6 +673,16 @@ def test_summarize_per_position_rates():
     assert summarize(rounds, 3, written=8).tokens_per_round == pytest.approx(8 / 4)
 
 
+def test_summarize_prices_each_round_at_the_drafts_it_made():
+    """Near the token limit a round drafts fewer than γ: the closed form beside the measured
+    tokens per round counts that round at its own number of drafts."""
+    rounds = [record([True, False]), record([True, True, True]), record([True], gamma=1)]
+    s = summarize(rounds, 3)
+    assert s.alpha == pytest.approx(5 / 6)
+    assert s.expected_tokens_per_round == pytest.approx(
+        (2 * expected_tokens_per_round(5 / 6, 3) + expected_tokens_per_round(5 / 6, 1)) / 3)
+
+
 def test_summarize_unchecked_position_is_nan_and_empty_is_an_error():
     s = summarize([record([False]), record([True, False])], 3)
     assert s.checked == (2, 1, 0)

@@ -79,7 +79,9 @@ def render() -> None:
                  "each (a round keeps some drafts and adds one correction or bonus token)"},
         {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
          "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per pass if every draft were "
-                 "kept with the same chance α, independently"},
+                 "kept with the same chance α, independently. Averaged over the rounds, each at the "
+                 "drafts it made: γ, or fewer in the last rounds, which draft no more than the "
+                 "tokens still to write need"},
         {"label": f"Target passes for {result.stats.new_tokens} tokens", "value": result.stats.target_passes,
          "help": "Nimbus-large alone would need one pass per token"})
     html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
