@@ -3,6 +3,7 @@ token labels that are safe to show anywhere."""
 from __future__ import annotations
 
 import html
+import math
 
 P_COLOR = "#0072B2"  # p, the target (Nimbus-large): blue
 Q_COLOR = "#E69F00"  # q, the draft (Nimbus-mini): orange
@@ -55,6 +56,28 @@ def says(name: str, shown: str) -> str:
 
 def prob_is(name: str, x: float) -> str:
     return says(name, prob_text(x))
+
+
+def ratio_pair(p: float, q: float) -> tuple[str, str]:
+    """p and q for a sentence that goes on to state min(1, p/q) as prob_text writes it: to three
+    significant figures, or more where the shown values' ratio would not give the probability
+    stated ("p = 0.03, q = 0.04, so 0.86" reads as a slip, where 0.0343 and 0.0399 do not)."""
+    p, q = float(p), float(q)
+    said = prob_text(min(1.0, p / q))
+    if said.startswith("<") and prob_text(p).startswith("<"):  # "p < 0.001, q = 0.412, so … < 0.001"
+        return prob_text(p), _figures(q, 3)
+    for figures in range(3, 10):
+        shown = _figures(p, figures), _figures(q, figures)
+        if prob_text(min(1.0, float(shown[0]) / float(shown[1]))) == said:
+            break
+    return shown
+
+
+def _figures(x: float, figures: int) -> str:
+    """x to `figures` significant figures, never in scientific notation."""
+    if x == 0:
+        return "0"
+    return f"{x:.{max(0, figures - 1 - math.floor(math.log10(abs(x))))}f}"
 
 
 def prob_pair(a: float, b: float) -> tuple[str, str]:

@@ -466,6 +466,13 @@ def test_predict_first_hides_the_coin_until_flipped():
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
     assert not has_button(at, "Guess keep") and not has_button(at, "Guess reject")
     assert any("locked in" in s or "survived" in s for s in at.success.values)  # the takeaway
+    # every coin flipped: the sentence marks the guesses as the ordinary view does, those after
+    # the rejection never checked
+    assert len(checks) < WALKTHROUGH_GAMMA and not checks[-1].accepted
+    ordinary = page("walkthrough", step="3", seed="11")
+    assert [h for h in html_texts(at) if "Continuing:" in h] == \
+        [h for h in html_texts(ordinary) if "Continuing:" in h]
+    assert " ".join(html_texts(at)).count('title="never checked"') == WALKTHROUGH_GAMMA - len(checks)
 
 
 def test_predict_first_starts_afresh_for_a_new_round():

@@ -18,7 +18,7 @@ from lessons.playground import summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import prob_is, prob_pair, prob_text, says, token_label, visible
+from lessons.style import prob_is, prob_pair, prob_text, ratio_pair, says, token_label, visible
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
@@ -280,6 +280,21 @@ def test_a_draw_and_its_threshold_never_read_as_equal():
     assert prob_pair(0.5, 0.5) == ("0.50", "0.50")  # really equal: as prob_text writes them
     assert prob_is("u", 0.31) == "u = 0.31" and prob_is("p", 0.0001) == "p <\u00a00.001"
     assert says("min(1, p/q)", prob_text(0.0002)) == "min(1, p/q) <\u00a00.001"  # not "= < 0.001"
+
+
+@pytest.mark.parametrize("p, q, shown", [
+    (0.0343, 0.0399, ("0.0343", "0.0399")),  # "0.03 / 0.04" would give 0.75, not the 0.86 stated
+    (0.0676, 0.0886, ("0.0676", "0.0886")),
+    (0.004, 0.0045, ("0.00400", "0.00450")),
+    (0.5, 0.2, ("0.500", "0.200")),
+    (0.0, 0.3, ("0", "0.300")),
+    (1e-7, 0.9, ("<\u00a00.001", "0.900")),  # a bound, as the chance it gives
+    (0.99951, 0.99952, ("0.99951", "0.99952")),  # more figures until the ratio reads "> 0.999"
+])
+def test_p_and_q_are_shown_so_that_their_ratio_gives_the_chance_stated(p, q, shown):
+    assert ratio_pair(p, q) == shown
+    if not shown[0].startswith("<"):
+        assert prob_text(min(1, float(shown[0]) / float(shown[1]))) == prob_text(min(1, p / q))
 
 
 def test_legible_darkens_every_axis_and_panel_title(rejected):

@@ -12,7 +12,7 @@ from lessons.montecarlo import (chance_range, exact_output, grouped_distance, hi
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
-                           prob_pair, says)
+                           prob_pair, ratio_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
@@ -58,7 +58,10 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     pieces = [chip(sc.prompt, visible_space=False)]
     checks = sc.record.checks
     for i, t in enumerate(sc.draft_tokens):
-        if at_step < 3 or (at_step == 3 and revealed is not None and i >= revealed):
+        # in predict-first mode a guess stays a bare draft until its coin is revealed, and those
+        # after a rejection until the rejection is
+        if at_step < 3 or (at_step == 3 and revealed is not None and i >= revealed
+                           and revealed < len(checks)):
             pieces.append(chip(sc.label(t), Q_COLOR, title="drafted", spoken="drafted"))
         elif i < len(checks) and checks[i].accepted:
             pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept", spoken="kept"))
@@ -119,7 +122,7 @@ def _predict_first(sc: Scenario) -> int:
         _last_verdict(*st.session_state.last_guess)
     if shown < len(checks):
         c = checks[shown]
-        p, q = prob_pair(c.p, c.q)  # never "p = 0.004, q = 0.004" for a guess short of certain
+        p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
                 f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin.")
