@@ -824,6 +824,12 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     assert has_button(at, "Start the race")
 
 
+def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
+    assert ui.race.overshoot_note(1.5, 1.66) == "" and ui.race.overshoot_note(1.66, 1.66) == ""
+    note = ui.race.overshoot_note(2.06, 1.66)
+    assert "(2.06x against 1.66)" in note and "timing noise" in note
+
+
 def test_race_lanes_name_the_chosen_drafter():
     at = page("race", drafter="early-exit-4", tokens="8")
     button(at, "Start the race").click().run()
