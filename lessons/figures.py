@@ -200,10 +200,20 @@ def correction_chart(sc) -> Chart:
              "drawn": t == drawn} for t in top]
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass, {prob_is('Z', z)}, is spread "
            f"over the tokens the target wanted more than the draft; normalised into r, it gave "
-           f"“{sc.label(drawn)}” ({prob_is('r', residual[drawn])}).")
+           f"“{sc.label(drawn)}” ({prob_is('r', residual[drawn])}).{_rest_of_r(residual, top)}")
     fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
+
+
+def _rest_of_r(residual: np.ndarray, shown: list[int]) -> str:
+    """Where much of r lies off the chart: a draw that lands on a low bar is then no surprise."""
+    held = float(residual[shown].sum())
+    if held >= 0.9:
+        return ""
+    return (f" The {len(shown)} tokens shown hold {held:.0%} of r; the other {1 - held:.0%} is spread "
+            "thinly over the rest of the vocabulary, so the draw often lands on a token with a low "
+            "bar, or off the chart.")
 
 
 def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Chart:

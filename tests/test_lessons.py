@@ -231,6 +231,19 @@ def test_correction_chart_after_a_rejection(rejected):
     assert f"“{SHOWN[rec.last_token]}”" in chart.alt and f"Z = {z:.2f}" in chart.alt
 
 
+def test_correction_chart_says_how_much_of_r_lies_off_the_chart(rejected):
+    """Where r is spread over many tokens, the bars shown hold little of it: the caption says
+    how much, so that a draw landing on a low bar is no surprise."""
+    assert "of r;" not in figures.correction_chart(rejected).alt  # eight tokens: all of r shown
+    vocab = 40  # the draft bets on token 0, the target spreads its mass over the other 39
+    sc = make_scenario(drafts=(0,), q_rows=[[30] + [1] * (vocab - 1)], p_rows=[[0] + [1] * (vocab - 1)] * 2)
+    assert not sc.record.checks[0].accepted  # p = 0 at the draft: always rejected
+    chart = figures.correction_chart(sc)
+    shown = len(chart.rows) - 1  # the rejected draft holds none of r
+    assert f"The {len(chart.rows)} tokens shown hold {shown / 39:.0%} of r; the other " \
+           f"{1 - shown / 39:.0%} is spread" in chart.alt
+
+
 def test_correction_chart_bonus(all_kept):
     sc = all_kept
     rec = sc.record
