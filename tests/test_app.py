@@ -620,7 +620,8 @@ def test_so_what_page_runs():
     speed_rows = [df.value for df in at.dataframe if "early stop" in df.value.columns]
     assert len(speed_rows) == 1 and {"off", "below 0.5"} <= set(speed_rows[0]["early stop"])
     # the result next to the settings, where a projector's width still shows it
-    assert list(speed_rows[0].columns[:6]) == ["drafter", "run", "temperature", "γ", "early stop", "speed-up"]
+    assert list(speed_rows[0].columns[:7]) == ["drafter", "run", "temperature", "γ", "early stop", "speed-up",
+                                              "vs transformers"]
     # the shipped table holds rows of two runs (the early exit's ran apart): a column says which
     table = speed_rows[0]
     runs = dict(zip(table["drafter"], table["run"]))

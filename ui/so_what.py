@@ -21,14 +21,16 @@ def speed_table() -> bool:
                               r["gamma"], r["temperature"]))
     runs = run_numbers(speed)
     st.header("Speed, measured side by side")
-    # the settings, then the results: the speed-up first, where a projector's width still shows it
+    # the settings, then the results: the ratios first, where a projector's width (or a laptop's,
+    # beside the sidebar) still shows them
     # the run beside the drafter when there are several: the caption points to it
     number_table([{"drafter": r["drafter"], **({"run": run} if max(runs) > 1 else {}),
                    "temperature": r["temperature"], "γ": r["gamma"],
                    "early stop": early_stop_text(r.get("stop_below", 0.0)),
-                   "speed-up": r["speedup"], "tokens / pass": r["tokens_per_target_pass"],
+                   "speed-up": r["speedup"], "vs transformers": r["ours_vs_hf"],
+                   "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
-                   "vs transformers": r["ours_vs_hf"], "repeats": r.get("repeats", "–")}
+                   "repeats": r.get("repeats", "–")}
                   for r, run in zip(speed, runs)],
                  formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
@@ -65,22 +67,24 @@ def drafter_family() -> bool:
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
     kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
-    st.markdown("**How to read it.** **α** is the chance that a draft the target checks is kept: "
-                "β = Σ min(p, q) averaged over many positions, at temperature 1. A draft after a "
-                "rejection is never checked, so fewer of all drafted tokens survive: at γ = 4 and "
-                f"α = {alpha:.3f} ({drafter}), α + α² + α³ + α⁴ ≈ {kept:.2f} of a round's 4 drafts on "
-                "average. **Greedy agreement** "
-                "is how often the two models' top tokens agree on Nimbus-large's own greedy text: "
-                "the acceptance rate at temperature 0, which is why the greedy rows of the speed "
-                "table write more tokens per pass than α predicts. A draft step costs **c** target "
-                "steps, and the pass that checks γ drafts costs **v** single steps (timed with the "
-                "table; the γ sweep below times v again, in a run of its own). A round then costs "
-                "γc + v steps and writes (1 − α^(γ+1)) / (1 − α) tokens on average, treating every "
-                "check as an independent coin that comes up \"keep\" with chance α; their ratio is the "
-                "expected speed-up, and the best γ is the one that makes it largest. That best γ "
-                "drafts γ tokens every round; with an early stop (the speed table above, the chart "
-                "below) a round drafts up to γ only while the draft is sure, and a larger γ then "
-                "does about as well as γ = 1, or better.")
+    st.markdown(
+        "**How to read it.**\n"
+        "- **α** is the chance that a draft the target checks is kept: β = Σ min(p, q) averaged over "
+        "many positions, at temperature 1. A draft after a rejection is never checked, so fewer of "
+        f"all drafted tokens survive: at γ = 4 and α = {alpha:.3f} ({drafter}), a round keeps "
+        f"α + α² + α³ + α⁴ ≈ {kept:.2f} of its 4 drafts on average ({kept / 4:.0%}).\n"
+        "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
+        "greedy text: the acceptance rate at temperature 0. It is why the greedy rows of the speed "
+        "table write more tokens per pass than α predicts.\n"
+        "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
+        "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
+        "own).\n"
+        "- **Best γ and expected speed-up.** A round costs γc + v steps and writes "
+        "(1 − α^(γ+1)) / (1 − α) tokens on average, if every check is an independent coin that "
+        "comes up \"keep\" with chance α. The ratio of the two is the expected speed-up, and the "
+        "best γ makes it largest. That γ drafts γ tokens every round; with an early stop (the speed "
+        "table above, the chart below) a round drafts up to γ only while the draft is sure, and a "
+        "larger γ then does about as well as γ = 1, or better.")
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move a little from run to run, and the charts below, measured "
                "in other runs, quote slightly different values (a few hundredths of a speed-up). From "
