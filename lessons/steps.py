@@ -89,9 +89,8 @@ def _drafter_average(sc: Scenario) -> str:
     alpha = {r.drafter: r.alpha for r in drafter_table()}.get(sc.drafter)
     if alpha is None or sc.sampling != Sampling():
         return ""
-    return (f"; {sc.drafter_label}'s rounds in general give {expected_tokens_per_round(alpha, sc.gamma):.2f}, "
-            f"at α = {alpha:.2f}, the chance that a checked guess is kept: β averaged over many "
-            "positions")
+    return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f}: "
+            f"a checked guess is kept with chance α = {alpha:.2f}, β averaged over many positions.")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
@@ -100,9 +99,9 @@ def _exact_takeaway(sc: Scenario) -> str:
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
     made = f"{n} tokens" if n > 1 else "1 token"
-    return (f"This round gave {made} for one target pass (with fresh coin flips these {sc.gamma} drafts "
-            f"would give {these:.2f} on average{_drafter_average(sc)}), and every token follows "
-            "Nimbus-large's distribution given the text before it.")
+    return (f"This round gave {made} for one target pass, and every token follows Nimbus-large's "
+            f"distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
+            f"would give {these:.2f} on average.{_drafter_average(sc)}")
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
@@ -147,7 +146,7 @@ STEPS = (
          "Because a transformer scores every position of its input in parallel, that one pass "
          "yields the target's distribution **p** at each drafted position, and one more **p** for "
          "the slot after the last guess (if every guess is kept, a free extra token is drawn from "
-         "it: step 4). Each position attends only to the tokens before it, so the p at a guess is "
+         "it: step 4). Each position sees only the tokens before it, so the p at a guess is "
          "exactly what Nimbus-large would compute had it written the text up to there itself; the "
          "guesses after it cannot change it. Next to each orange q and blue p, the green bar is the "
          "smaller of the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token "
@@ -155,7 +154,7 @@ STEPS = (
          "draft might have drawn; the token it actually drew gets its own chance in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
-         "Go left to right. Keep a guess x with probability **min(1, p(x)/q(x))**: draw a uniform "
+         "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: draw a uniform "
          "**u** in [0, 1) and keep x when u falls below that line. If the target likes x at least "
          "as much as the draft did (**p ≥ q**), the line sits at 1 and the guess is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "

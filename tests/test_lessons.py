@@ -611,7 +611,7 @@ def test_all_five_takeaways_render(which, request):
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} on average" in texts[4]
-    assert "rounds in general" not in texts[4]  # the synthetic drafter has no measured alpha
+    assert "In general" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
         assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
@@ -660,11 +660,11 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
     average = expected_tokens_per_round(alpha, 3)
-    assert f"Nimbus-mini's rounds in general give {average:.2f}, at α = {alpha:.2f}, the chance that " \
-           "a checked guess is kept" in text
+    assert f"In general, Nimbus-mini's rounds give {average:.2f}: a checked guess is kept with chance " \
+           f"α = {alpha:.2f}" in text
     # the table's alpha is at temperature 1: at another temperature the clause is left out
     cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
-    assert "rounds in general" not in step(5).takeaway(cooler)
+    assert "In general" not in step(5).takeaway(cooler)
 
 
 def test_step_out_of_range():

@@ -184,10 +184,10 @@ def _exactness(sc: Scenario) -> None:
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
-    show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     st.markdown("**Distance to p**: the total variation, half the sum of the gaps between how often "
                 "each token came out and p, with the tokens not shown as one bucket. It is the most "
                 "probability that any set of outcomes gets wrong.")
+    show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     chance = chance_range(p, tokens, rounds, sc.seed)
     metric_row(*({"label": rule, "value": f"{grouped_distance(f, p, tokens):.3f}"} for rule, f in freqs.items()),
                {"label": "chance alone, 9 runs in 10", "value": f"{chance.low:.3f}–{chance.high:.3f}",
