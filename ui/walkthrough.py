@@ -31,8 +31,13 @@ def _go(delta: int) -> None:
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
+# Roll again's seeds: short enough to read out to a class or type into the sidebar
+ROLLED_SEEDS = 10_000
+
+
 def _roll_again() -> None:
-    _new_round(int(np.random.default_rng().integers(0, settings.MAX_SEED)))
+    seeds = np.random.default_rng().permutation(ROLLED_SEEDS)[:2]  # the second, if the first is this one
+    _new_round(int(seeds[1] if seeds[0] == st.session_state.seed else seeds[0]))
 
 
 def _worked_example() -> None:
