@@ -54,10 +54,11 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     # make plotly drop every other token name on a narrow panel)
     layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
     layout.setdefault("legend", {}).setdefault("font", {})["size"] = 14 * scale
-    for key, axis in layout.items():
-        if key.startswith(("xaxis", "yaxis")):
-            axis.setdefault("tickfont", {})["size"] = 12 * scale
-            axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
+    # the first axes too where the figure never set them (layout then holds no "xaxis")
+    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+        axis = layout.setdefault(key, {})
+        axis.setdefault("tickfont", {})["size"] = 12 * scale
+        axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
     for note in layout.get("annotations", []):  # subplot titles carry a size of their own
         note.setdefault("font", {})["size"] = note["font"].get("size", size) * scale
     for trace in big["data"]:

@@ -332,6 +332,12 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert big.layout.legend.font.size == 21 and {a.tickfont.size for a in big.select_xaxes()} == {18}
     assert [a.font.size for a in big.layout.annotations] == \
         pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
+    # a figure without subplots that never set its x axis (step 5's): its token names grow too
+    row = rejected.decided_row
+    plain = figures.decomposition_chart(rejected.p_dists[row], rejected.q_dists[row], [0, 1, 2],
+                                        LABELS).figure
+    assert "xaxis" not in plain.to_dict()["layout"]
+    assert go.Figure(enlarged(plain, 1.5)).layout.xaxis.tickfont.size == 18
     coins = figures.coin_chart(rejected).figure  # the u labels are trace text
     (u,) = [t for t in go.Figure(enlarged(coins, 2)).data if t.name == "coin flip u"]
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
