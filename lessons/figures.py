@@ -35,33 +35,32 @@ def draft_chart(sc) -> Chart:
         if chosen not in top:
             top[-1] = chosen
         tops.append(top)
-    longest = max(len(name) for top in tops for name in _names(top, sc.labels))
-    # each panel's token names sit in the gap to its left: room for them, while the gaps leave
-    # the bars at least half the width
-    gap = min(max(0.06, 0.012 * longest), 0.15, 0.5 / max(1, sc.gamma - 1))
-    fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=gap,
+    # upright bars on one shared scale: each panel's token names then sit under its own bars,
+    # where names beside the bars ran into the next panel on a phone's narrow width
+    fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=0.04, shared_yaxes=True,
                         subplot_titles=[f"{i + 1}: “{token_label(sc.label(t))}”"
                                         for i, t in enumerate(sc.draft_tokens)])
     rows = []
     for i, (chosen, top) in enumerate(zip(sc.draft_tokens, tops)):
         q = sc.q_dists[i]
         names = _names(top, sc.labels)
-        fig.add_bar(x=[q[t] for t in top], y=names, orientation="h", row=1, col=i + 1,
+        fig.add_bar(x=names, y=[q[t] for t in top], row=1, col=i + 1,
                     marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],
                             "line": {"color": [U_COLOR if t == chosen else "rgba(0,0,0,0)" for t in top],
                                      "width": 2}},
-                    name="q(x)", showlegend=i == 0, hovertemplate="%{y}: q = %{x:.3f}<extra></extra>")
-        fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
+                    name="q(x)", showlegend=i == 0, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
+        # every token named, the drafted one in bold, as at step 2
+        fig.update_xaxes(tickmode="array", tickvals=names, row=1, col=i + 1,
+                         ticktext=[f"<b>{n}</b>" if t == chosen else n for t, n in zip(top, names)])
         rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
                   "drafted": t == chosen} for t in top]
-    # one scale for every panel, so that bars compare across positions; few ticks, which on
-    # narrow panels would run together
     widest = max(float(sc.q_dists[i][t]) for i, top in enumerate(tops) for t in top)
-    fig.update_xaxes(range=[0, widest * 1.05], nticks=3)
+    fig.update_yaxes(range=[0, widest * 1.05], nticks=4)
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}."
-    fig = base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position")
+    fig = _slanted_token_axis(base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position",
+                                          400))
     fig.update_layout(margin_r=30)  # the last panel's title, centred over it, may be wider than it
     return Chart(fig, rows, alt)
 
@@ -186,7 +185,9 @@ def correction_chart(sc) -> Chart:
     top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
     # two-line titles: on a phone's width the three panels are narrow
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[
+    # one scale for the three panels: dividing by Z visibly scales the leftover up into r, and
+    # only the first panel carries numbers (on a phone, inner ones ran over the bars beside them)
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.04, subplot_titles=[
         "p and q", f"leftover max(0, p − q)<br>{prob_is('Z', z)}", "residual r<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)

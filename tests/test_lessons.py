@@ -113,10 +113,14 @@ def test_draft_chart(rejected):
         assert sum(r["q"] for r in rows) <= 1 + 1e-6
     assert chart.alt and all(f"“{SHOWN[t]}”" in chart.alt for t in sc.draft_tokens)
     assert_escaped(chart.figure)
-    # one scale in every panel, holding the longest bar: bar lengths compare across positions
-    ranges = {tuple(ax.range) for ax in chart.figure.select_xaxes()}
-    assert len(ranges) == 1
-    assert max(r["q"] for r in chart.rows) <= ranges.pop()[1]
+    # one shared scale, holding the tallest bar: bar heights compare across positions, and
+    # only the first panel carries numbers
+    axes = list(chart.figure.select_yaxes())
+    assert len(axes) == GAMMA and all(ax.matches == "y" for ax in axes[1:])
+    assert max(r["q"] for r in chart.rows) <= axes[0].range[1]
+    # each panel names its own tokens under its bars, the drafted one in bold
+    for i, (ax, t) in enumerate(zip(chart.figure.select_xaxes(), sc.draft_tokens)):
+        assert f"<b>{token_label(SHOWN[t])}</b>" in ax.ticktext and len(ax.ticktext) == 5
 
 
 def test_verify_chart(rejected):
@@ -214,6 +218,8 @@ def test_correction_chart_after_a_rejection(rejected):
     chart = figures.correction_chart(sc)
     assert n_subplots(chart.figure) == 3
     assert len(chart.figure.data) == 4  # q, p | leftover | residual
+    # one scale: dividing by Z visibly scales the leftover up into r
+    assert all(ax.matches == "y" for ax in list(chart.figure.select_yaxes())[1:])
     row = sc.decided_row
     assert row == 1
     residual, z = residual_distribution(sc.p_dists[row], sc.q_dists[row])
