@@ -13,6 +13,11 @@ weights stream from memory. Two products do that better, and CPULinear picks one
   packed once into its blocked layout (torch.ops.mkldnn, the kernels PyTorch's own compiler
   uses on CPUs). A whole pass over 9 rows costs only about a fifth more than over 3.
 
+Which of the two serves one or two rows depends on the CPU, so `choose_row_products` times
+whole passes of a loaded model both ways and keeps the faster: on an AMD EPYC the streamed
+product won, on an Intel Xeon (Sapphire Rapids) the packed one ran a one-row pass of
+Nimbus-large in 39 ms where the streamed one took 69.
+
 With gradients, on GPUs, or where oneDNN is missing, the library's product runs unchanged.
 Measured on a 2-core CPU (benchmarks/cpu_linear.py), a whole Nimbus-large pass that checks 4
 drafted tokens (5 positions) went from 86 ms with nn.Linear to 40 ms, a pass over one token
@@ -28,11 +33,12 @@ the same numbers, and they take half the bytes: the whole drafter (23 MB) then s
 from __future__ import annotations
 
 import threading
+import time
 
 import torch
 from torch import nn
 
-STREAM_ROWS = 2  # up to this many rows: W @ x^T; above: the packed oneDNN product
+STREAM_ROWS = 2  # up to this many rows W @ x^T may serve (`streamed_rows`); above: the packed product
 _PACKING = threading.Lock()  # sessions of one app share the models: pack each weight once
 
 
@@ -61,6 +67,9 @@ class CPULinear(nn.Linear):
     """nn.Linear with the weight-streaming products above on a CPU."""
 
     half = False  # True: every product without gradients reads the float16 copy
+    # the row counts W @ x^T serves while the packed product could; `choose_row_products`
+    # sets them per model, by timing both on this machine
+    streamed_rows = frozenset(range(1, STREAM_ROWS + 1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.device.type != "cpu":
@@ -70,11 +79,13 @@ class CPULinear(nn.Linear):
             out = torch.ops.quantized.linear_dynamic_fp16(
                 x.reshape(n, x.shape[-1]).contiguous(), self._half_packed())
             out = out if self.bias is None else out + self.bias
-        elif n <= STREAM_ROWS:
+        elif n in self.streamed_rows:
             out = self._streamed(x.reshape(n, x.shape[-1]))
         elif self._packable(x):
             out = torch.ops.mkldnn._linear_pointwise(
                 x.reshape(n, x.shape[-1]).contiguous(), self._packed(), self.bias, "none", [], "")
+        elif n <= STREAM_ROWS:  # no packed product here (gradients wanted, say): still better
+            out = self._streamed(x.reshape(n, x.shape[-1]))
         else:
             return super().forward(x)
         return out.reshape(*x.shape[:-1], self.out_features)
@@ -135,6 +146,35 @@ def pack_weights(model: nn.Module) -> nn.Module:
             elif ONEDNN:
                 module._packed()
     return model
+
+
+def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> frozenset[int]:
+    """Time whole passes of `model` over 1 to STREAM_ROWS new rows (`run_pass(n)` runs one) with
+    the streamed product and with the packed one, in turn, after an untimed turn of each, and
+    let every float32 CPULinear of the model serve with W @ x^T exactly the row counts where
+    it was faster (fastest of `turns`). Returns those row counts. Without oneDNN, or in a model
+    with no such layer, nothing is timed and the default stays."""
+    layers = [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
+              and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
+    if not (ONEDNN and layers):
+        return CPULinear.streamed_rows
+    everything = frozenset(range(1, STREAM_ROWS + 1))
+    chosen = set()
+    for n in everything:
+        times = {"streamed": [], "packed": []}
+        for turn in range(turns + 1):
+            for way in times:
+                for layer in layers:
+                    layer.streamed_rows = everything if way == "streamed" else frozenset()
+                begin = time.perf_counter()
+                run_pass(n)
+                if turn:
+                    times[way].append(time.perf_counter() - begin)
+        if min(times["streamed"]) <= min(times["packed"]):
+            chosen.add(n)
+    for layer in layers:
+        layer.streamed_rows = frozenset(chosen)
+    return frozenset(chosen)
 
 
 def is_half_exact(weight: torch.Tensor) -> bool:

@@ -19,7 +19,8 @@ from safetensors import SafetensorError
 from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
                       MODEL_CACHE, NIMBUS_MINI_NAMES, REINSTALL_COMMAND, ROOT, SETUP_COMMAND,
                       ModelFileError, gguf_path, validate_drafter_name)
-from .cpu_linear import pack_weights, use_cpu_kernels, use_half_weights
+from .cpu_linear import (STREAM_ROWS, choose_row_products, pack_weights, use_cpu_kernels,
+                         use_half_weights)
 from .drafters import EarlyExitDrafter, load_nimbus_mini
 from .model_cache import check_writable, save_whole
 
@@ -67,7 +68,34 @@ def load_target(device: str = "cpu"):
         if bars:
             hf_logging.enable_progress_bar()
     # outside the rebuild: running out of memory on the device says nothing about the file
-    return for_inference(model.to(device)), tokenizer
+    model = for_inference(model.to(device))
+    if device == "cpu":
+        _choose_products(model)
+    return model, tokenizer
+
+
+# the cached text the calibration's passes follow: their cost depends on lengths, not on tokens
+CALIBRATION_PREFIX = 16
+
+
+@torch.inference_mode()
+def _choose_products(model) -> None:
+    """Let the target's one- and two-position passes take whichever CPU product is faster on
+    this machine (cpu_linear.choose_row_products), timed on whole passes after a cached prefix,
+    as a decoding step runs them. About a second, once per load."""
+    from transformers import DynamicCache
+
+    from .engine import crop
+
+    ids = torch.ones(1, CALIBRATION_PREFIX + STREAM_ROWS, dtype=torch.long)  # any token serves
+    cache = DynamicCache()
+    model(input_ids=ids[:, :CALIBRATION_PREFIX], cache=cache, use_cache=True)
+
+    def run_pass(n: int) -> None:
+        model(input_ids=ids[:, CALIBRATION_PREFIX:CALIBRATION_PREFIX + n], cache=cache, use_cache=True)
+        crop(cache, CALIBRATION_PREFIX)
+
+    choose_row_products(model, run_pass)
 
 
 def _read_target(dest: Path):

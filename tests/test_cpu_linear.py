@@ -9,9 +9,9 @@ import pytest
 import torch
 from torch import nn
 
-from specdec_core import quality
-from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, is_half_exact,
-                                     use_cpu_kernels, use_half_weights)
+from specdec_core import cpu_linear, quality
+from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, choose_row_products,
+                                     is_half_exact, use_cpu_kernels, use_half_weights)
 from specdec_core.quality import best_gamma, pass_seconds, verify_cost
 from specdec_core.sampling import expected_speedup
 
@@ -206,8 +206,34 @@ def test_a_loaded_pair_is_packed_before_its_first_pass():
     target = [m for m in fresh.target.modules() if isinstance(m, CPULinear)]
     drafter = [m for m in fresh.drafter.modules() if isinstance(m, CPULinear)]
     assert target and all("_packed_weight" in m.__dict__ and not m.half for m in target)
+    # the row counts the streamed product serves were chosen for this machine, alike in every layer
+    assert all("streamed_rows" in m.__dict__ for m in target) and len({m.streamed_rows for m in target}) == 1
     assert drafter and all("_half_weight" in m.__dict__ and m.half for m in drafter)
     assert not any("_packed_weight" in m.__dict__ for m in drafter)  # no second copy
+
+
+@pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
+def test_each_row_count_takes_the_product_that_ran_a_whole_pass_faster(monkeypatch):
+    """A fake clock: a one-row pass is faster with the packed product, a two-row pass with the
+    streamed one (CPUs differ in this). Each count then takes its faster product, in every
+    layer, and the model's products follow."""
+    model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))).requires_grad_(False)
+    clock = [0.0]
+    monkeypatch.setattr(cpu_linear.time, "perf_counter", lambda: clock[0])
+
+    def run_pass(n):
+        streamed = model[0].streamed_rows == {1, 2}
+        assert model[1].streamed_rows == model[0].streamed_rows  # every layer the same way
+        clock[0] += {(1, True): 2.0, (1, False): 1.0, (2, True): 1.0, (2, False): 3.0}[(n, streamed)]
+
+    assert choose_row_products(model, run_pass) == {2}
+    assert all(layer.streamed_rows == {2} for layer in model)
+    streamed = []
+    monkeypatch.setattr(CPULinear, "_streamed", lambda self, rows: streamed.append(len(rows)) or rows @ self.weight.T)
+    for rows in (1, 2, 3):
+        with torch.no_grad():
+            model[0](torch.randn(rows, 8))
+    assert streamed == [2]
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
