@@ -13,10 +13,12 @@ weights stream from memory. Two products do that better, and CPULinear picks one
   packed once into its blocked layout (torch.ops.mkldnn, the kernels PyTorch's own compiler
   uses on CPUs). A whole pass over 9 rows costs only about a fifth more than over 3.
 
-Which of the two serves one or two rows depends on the CPU, so `choose_row_products` times
-whole passes of a loaded model both ways and keeps the faster: on an AMD EPYC the streamed
-product won, on an Intel Xeon (Sapphire Rapids) the packed one ran a one-row pass of
-Nimbus-large in 39 ms where the streamed one took 69.
+Which product is fastest for how many rows depends on the CPU, so `choose_row_products`
+times whole passes of a loaded model with each (the library's own among them) and keeps the
+fastest per row count. On an AMD EPYC the streamed product won for one and two rows and the
+packed one above; on an Intel Xeon (Sapphire Rapids) the library's product won for one to
+three rows (a one-row pass of Nimbus-large in 33 ms, against 42 packed and 69 streamed) and
+the packed one from five.
 
 With gradients, on GPUs, or where oneDNN is missing, the library's product runs unchanged.
 Measured on a 2-core CPU (benchmarks/cpu_linear.py), a whole Nimbus-large pass that checks 4
@@ -38,7 +40,10 @@ import time
 import torch
 from torch import nn
 
-STREAM_ROWS = 2  # up to this many rows W @ x^T may serve (`streamed_rows`); above: the packed product
+STREAM_ROWS = 2  # up to this many rows W @ x^T may serve
+# the row counts whose passes `choose_row_products` times; a count in between takes the product
+# of the largest one below it
+CALIBRATED_ROWS = (1, 2, 3, 5, 9)
 _PACKING = threading.Lock()  # sessions of one app share the models: pack each weight once
 
 
@@ -67,9 +72,9 @@ class CPULinear(nn.Linear):
     """nn.Linear with the weight-streaming products above on a CPU."""
 
     half = False  # True: every product without gradients reads the float16 copy
-    # the row counts W @ x^T serves while the packed product could; `choose_row_products`
-    # sets them per model, by timing both on this machine
-    streamed_rows = frozenset(range(1, STREAM_ROWS + 1))
+    # (from this many rows on, this product): "streamed", "packed" or "library";
+    # `choose_row_products` sets it per model, by timing them on this machine
+    row_products = ((1, "streamed"), (STREAM_ROWS + 1, "packed"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.device.type != "cpu":
@@ -79,16 +84,22 @@ class CPULinear(nn.Linear):
             out = torch.ops.quantized.linear_dynamic_fp16(
                 x.reshape(n, x.shape[-1]).contiguous(), self._half_packed())
             out = out if self.bias is None else out + self.bias
-        elif n in self.streamed_rows:
-            out = self._streamed(x.reshape(n, x.shape[-1]))
-        elif self._packable(x):
-            out = torch.ops.mkldnn._linear_pointwise(
-                x.reshape(n, x.shape[-1]).contiguous(), self._packed(), self.bias, "none", [], "")
-        elif n <= STREAM_ROWS:  # no packed product here (gradients wanted, say): still better
-            out = self._streamed(x.reshape(n, x.shape[-1]))
         else:
-            return super().forward(x)
+            way = self.product_for(n)
+            if way == "packed" and not self._packable(x):  # gradients wanted, or no oneDNN
+                way = "streamed" if n <= STREAM_ROWS else "library"
+            if way == "library":
+                return super().forward(x)
+            if way == "streamed":
+                out = self._streamed(x.reshape(n, x.shape[-1]))
+            else:
+                out = torch.ops.mkldnn._linear_pointwise(
+                    x.reshape(n, x.shape[-1]).contiguous(), self._packed(), self.bias, "none", [], "")
         return out.reshape(*x.shape[:-1], self.out_features)
+
+    def product_for(self, n: int) -> str:
+        """The product this layer takes for n rows."""
+        return [way for rows, way in self.row_products if rows <= n][-1]
 
     def _streamed(self, rows: torch.Tensor) -> torch.Tensor:
         """W @ rows^T for at most STREAM_ROWS rows, as (n, out)."""
@@ -148,33 +159,33 @@ def pack_weights(model: nn.Module) -> nn.Module:
     return model
 
 
-def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> frozenset[int]:
-    """Time whole passes of `model` over 1 to STREAM_ROWS new rows (`run_pass(n)` runs one) with
-    the streamed product and with the packed one, in turn, after an untimed turn of each, and
-    let every float32 CPULinear of the model serve with W @ x^T exactly the row counts where
-    it was faster (fastest of `turns`). Returns those row counts. Without oneDNN, or in a model
-    with no such layer, nothing is timed and the default stays."""
+def choose_row_products(model: nn.Module, run_pass, turns: int = 2) -> dict[int, str]:
+    """Time whole passes of `model` over each of CALIBRATED_ROWS new rows (`run_pass(n)` runs
+    one) with every product that can serve them (the library's, the packed one, and the
+    streamed one up to STREAM_ROWS rows), in turn, after an untimed turn of each; then let every
+    float32 CPULinear of the model take, for each row count, the product that was fastest
+    (fastest of `turns`). Returns {rows: product}. In a model with no such layer nothing is
+    timed and the default stays."""
     layers = [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
               and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
-    if not (ONEDNN and layers):
-        return CPULinear.streamed_rows
-    everything = frozenset(range(1, STREAM_ROWS + 1))
-    chosen = set()
-    for n in everything:
-        times = {"streamed": [], "packed": []}
+    if not layers:
+        return dict(CPULinear.row_products)
+    chosen = {}
+    for n in CALIBRATED_ROWS:
+        ways = ["library", *(["packed"] if ONEDNN else []), *(["streamed"] if n <= STREAM_ROWS else [])]
+        times = {way: [] for way in ways}
         for turn in range(turns + 1):
-            for way in times:
+            for way in ways:
                 for layer in layers:
-                    layer.streamed_rows = everything if way == "streamed" else frozenset()
+                    layer.row_products = ((1, way),)
                 begin = time.perf_counter()
                 run_pass(n)
                 if turn:
                     times[way].append(time.perf_counter() - begin)
-        if min(times["streamed"]) <= min(times["packed"]):
-            chosen.add(n)
+        chosen[n] = min(ways, key=lambda way: min(times[way]))
     for layer in layers:
-        layer.streamed_rows = frozenset(chosen)
-    return frozenset(chosen)
+        layer.row_products = tuple(chosen.items())
+    return chosen
 
 
 def is_half_exact(weight: torch.Tensor) -> bool:

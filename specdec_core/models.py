@@ -19,7 +19,7 @@ from safetensors import SafetensorError
 from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
                       MODEL_CACHE, NIMBUS_MINI_NAMES, REINSTALL_COMMAND, ROOT, SETUP_COMMAND,
                       ModelFileError, gguf_path, validate_drafter_name)
-from .cpu_linear import (STREAM_ROWS, choose_row_products, pack_weights, use_cpu_kernels,
+from .cpu_linear import (CALIBRATED_ROWS, choose_row_products, pack_weights, use_cpu_kernels,
                          use_half_weights)
 from .drafters import EarlyExitDrafter, load_nimbus_mini
 from .model_cache import check_writable, save_whole
@@ -80,14 +80,14 @@ CALIBRATION_PREFIX = 16
 
 @torch.inference_mode()
 def _choose_products(model) -> None:
-    """Let the target's one- and two-position passes take whichever CPU product is faster on
-    this machine (cpu_linear.choose_row_products), timed on whole passes after a cached prefix,
-    as a decoding step runs them. About a second, once per load."""
+    """Let the target's passes take, for each number of positions, whichever CPU product is
+    fastest on this machine (cpu_linear.choose_row_products), timed on whole passes after a
+    cached prefix, as decoding runs them. About 1.5 s, once per load."""
     from transformers import DynamicCache
 
     from .engine import crop
 
-    ids = torch.ones(1, CALIBRATION_PREFIX + STREAM_ROWS, dtype=torch.long)  # any token serves
+    ids = torch.ones(1, CALIBRATION_PREFIX + max(CALIBRATED_ROWS), dtype=torch.long)  # any token serves
     cache = DynamicCache()
     model(input_ids=ids[:, :CALIBRATION_PREFIX], cache=cache, use_cache=True)
 

@@ -183,10 +183,11 @@ def test_loaded_models_use_the_cpu_products(pair):
 
 
 @pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
-def test_loaded_models_pack_even_where_gradients_are_on(pair):
+def test_loaded_models_pack_even_where_gradients_are_on(pair, monkeypatch):
     """Streamlit runs each session in its own thread, where grad mode starts on: a loaded model's
-    weights want no gradient, so its passes over several positions still take the packed path."""
+    weights want no gradient, so its passes still take the packed path where it is chosen."""
     layer = pair.target.model.layers[0].mlp.up_proj
+    monkeypatch.setattr(layer, "row_products", ((1, "packed"),))  # whatever this machine chose
     layer.__dict__.pop("_packed_weight", None)
     x = torch.randn(1, STREAM_ROWS + 2, layer.in_features)
     with torch.enable_grad():
@@ -206,34 +207,37 @@ def test_a_loaded_pair_is_packed_before_its_first_pass():
     target = [m for m in fresh.target.modules() if isinstance(m, CPULinear)]
     drafter = [m for m in fresh.drafter.modules() if isinstance(m, CPULinear)]
     assert target and all("_packed_weight" in m.__dict__ and not m.half for m in target)
-    # the row counts the streamed product serves were chosen for this machine, alike in every layer
-    assert all("streamed_rows" in m.__dict__ for m in target) and len({m.streamed_rows for m in target}) == 1
+    # each row count's product was chosen for this machine, alike in every layer
+    assert all("row_products" in m.__dict__ for m in target) and len({m.row_products for m in target}) == 1
     assert drafter and all("_half_weight" in m.__dict__ and m.half for m in drafter)
     assert not any("_packed_weight" in m.__dict__ for m in drafter)  # no second copy
 
 
 @pytest.mark.skipif(not ONEDNN, reason="this PyTorch build has no oneDNN")
-def test_each_row_count_takes_the_product_that_ran_a_whole_pass_faster(monkeypatch):
-    """A fake clock: a one-row pass is faster with the packed product, a two-row pass with the
-    streamed one (CPUs differ in this). Each count then takes its faster product, in every
-    layer, and the model's products follow."""
+def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypatch):
+    """A fake clock where one row runs fastest with the packed product, two with the streamed
+    one, three with the library's, and five or more packed again (CPUs differ in this): each
+    count takes its fastest product, in every layer, a count in between that of the calibrated
+    count below it, and the model's products follow."""
     model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))).requires_grad_(False)
     clock = [0.0]
     monkeypatch.setattr(cpu_linear.time, "perf_counter", lambda: clock[0])
+    fastest = {1: "packed", 2: "streamed", 3: "library", 5: "packed", 9: "packed"}
 
     def run_pass(n):
-        streamed = model[0].streamed_rows == {1, 2}
-        assert model[1].streamed_rows == model[0].streamed_rows  # every layer the same way
-        clock[0] += {(1, True): 2.0, (1, False): 1.0, (2, True): 1.0, (2, False): 3.0}[(n, streamed)]
+        (way,) = {layer.product_for(n) for layer in model}  # every layer the same way
+        clock[0] += 1.0 if way == fastest[n] else 2.0
 
-    assert choose_row_products(model, run_pass) == {2}
-    assert all(layer.streamed_rows == {2} for layer in model)
-    streamed = []
-    monkeypatch.setattr(CPULinear, "_streamed", lambda self, rows: streamed.append(len(rows)) or rows @ self.weight.T)
-    for rows in (1, 2, 3):
+    assert choose_row_products(model, run_pass) == fastest
+    assert all(layer.product_for(4) == "library" and layer.product_for(30) == "packed" for layer in model)
+    taken = []
+    monkeypatch.setattr(CPULinear, "_streamed", lambda self, rows: taken.append("streamed") or rows @ self.weight.T)
+    monkeypatch.setattr(nn.Linear, "forward", lambda self, x: taken.append("library") or x @ self.weight.T)
+    for rows in (1, 2, 3, 4, 5):
         with torch.no_grad():
             model[0](torch.randn(rows, 8))
-    assert streamed == [2]
+        taken.append("|")
+    assert "".join(w[0] for w in taken) == "|s|l|l||"  # packed: neither of the two others
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
