@@ -17,8 +17,8 @@ Which product is fastest for how many rows depends on the CPU, so `choose_row_pr
 times whole passes of a loaded model with each (the library's own among them) and keeps the
 fastest per row count. On an AMD EPYC the streamed product won for one and two rows and the
 packed one above; on an Intel Xeon (Sapphire Rapids) the library's product won for one to
-three rows (a one-row pass of Nimbus-large in 33 ms, against 42 packed and 69 streamed) and
-the packed one from five.
+three rows (a one-row pass of Nimbus-large in 31 ms, against 40 packed and 69 streamed) and
+the packed one from four or five.
 
 With gradients, on GPUs, or where oneDNN is missing, the library's product runs unchanged.
 Measured on a 2-core CPU (benchmarks/cpu_linear.py), a whole Nimbus-large pass that checks 4
@@ -43,7 +43,7 @@ from torch import nn
 STREAM_ROWS = 2  # up to this many rows W @ x^T may serve
 # the row counts whose passes `choose_row_products` times; a count in between takes the product
 # of the largest one below it
-CALIBRATED_ROWS = (1, 2, 3, 5, 9)
+CALIBRATED_ROWS = (1, 2, 3, 4, 5, 9)
 _PACKING = threading.Lock()  # sessions of one app share the models: pack each weight once
 
 

@@ -222,22 +222,22 @@ def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypa
     model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))).requires_grad_(False)
     clock = [0.0]
     monkeypatch.setattr(cpu_linear.time, "perf_counter", lambda: clock[0])
-    fastest = {1: "packed", 2: "streamed", 3: "library", 5: "packed", 9: "packed"}
+    fastest = {1: "packed", 2: "streamed", 3: "library", 4: "library", 5: "packed", 9: "packed"}
 
     def run_pass(n):
         (way,) = {layer.product_for(n) for layer in model}  # every layer the same way
         clock[0] += 1.0 if way == fastest[n] else 2.0
 
     assert choose_row_products(model, run_pass) == fastest
-    assert all(layer.product_for(4) == "library" and layer.product_for(30) == "packed" for layer in model)
+    assert all(layer.product_for(7) == "packed" and layer.product_for(30) == "packed" for layer in model)
     taken = []
     monkeypatch.setattr(CPULinear, "_streamed", lambda self, rows: taken.append("streamed") or rows @ self.weight.T)
     monkeypatch.setattr(nn.Linear, "forward", lambda self, x: taken.append("library") or x @ self.weight.T)
-    for rows in (1, 2, 3, 4, 5):
+    for rows in (1, 2, 3, 4, 5, 7):
         with torch.no_grad():
             model[0](torch.randn(rows, 8))
         taken.append("|")
-    assert "".join(w[0] for w in taken) == "|s|l|l||"  # packed: neither of the two others
+    assert "".join(w[0] for w in taken) == "|s|l|l|||"  # packed: neither of the two others
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
