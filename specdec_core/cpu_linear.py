@@ -2,35 +2,34 @@
 
 Every decoding pass multiplies each weight matrix W (out, in) by a handful of rows x: one row
 for a target step or a draft step, gamma + 1 rows for a verification, the prompt's length for
-a prefill. nn.Linear computes x @ W^T through PyTorch's CPU BLAS, which for so few rows takes
-slow paths: a single-threaded matrix-vector product for one row, a packing path that re-reads
-the weights for a few. Decoding only reads weights, so its speed is the speed at which the
-weights stream from memory. Two products do that better, and CPULinear picks one per call:
+a prefill. Decoding only reads weights, so its speed is the speed at which the weights stream
+from memory, and for so few rows the products differ a lot from one CPU to another. CPULinear
+can take three:
 
-- one or two rows: W @ x^T, the same product written the other way round, which streams the
+- the library's own (nn.Linear: x @ W^T through PyTorch's CPU BLAS), which on some CPUs takes
+  slow paths for so few rows: a single-threaded matrix-vector product for one row, a packing
+  path that re-reads the weights for a few;
+- up to two rows: W @ x^T, the same product written the other way round, which streams the
   weights through the matrix-matrix kernel;
-- three rows or more, when no gradient is wanted: oneDNN's matrix product over a copy of W
-  packed once into its blocked layout (torch.ops.mkldnn, the kernels PyTorch's own compiler
-  uses on CPUs). A whole pass over 9 rows costs only about a fifth more than over 3.
+- when no gradient is wanted: oneDNN's matrix product over a copy of W packed once into its
+  blocked layout (torch.ops.mkldnn, the kernels PyTorch's own compiler uses on CPUs). A whole
+  pass over 9 rows costs only about a fifth more than over 3.
 
-Which product is fastest for how many rows depends on the CPU, so `choose_row_products`
-times whole passes of a loaded model with each (the library's own among them) and keeps the
-fastest per row count. On an AMD EPYC the streamed product won for one and two rows and the
-packed one above; on an Intel Xeon (Sapphire Rapids) the library's product won for one to
-three rows (a one-row pass of Nimbus-large in 31 ms, against 40 packed and 69 streamed) and
-the packed one from four or five.
-
-With gradients, on GPUs, or where oneDNN is missing, the library's product runs unchanged.
-Measured on a 2-core CPU (benchmarks/cpu_linear.py), a whole Nimbus-large pass that checks 4
-drafted tokens (5 positions) went from 86 ms with nn.Linear to 40 ms, a pass over one token
-from 54 ms to 31 ms, and a 30-token prompt from 144 ms to 80 ms. The arithmetic is the same
-product; only the summation order inside the kernels differs.
+`choose_row_products` times whole passes of a loaded model with each and keeps the fastest
+per row count. On an AMD EPYC the streamed product won for one and two rows and the packed
+one above: a Nimbus-large pass that checks 4 drafted tokens (5 positions) went from 86 ms with
+nn.Linear to 40 ms, a pass over one token from 54 ms to 31 ms, and a 30-token prompt from 144
+ms to 80 ms (benchmarks/cpu_linear.py). On an Intel Xeon (Sapphire Rapids) the library's
+product won for one to three rows (a one-row pass in 31 ms, against 40 packed and 69
+streamed) and the packed one from four or five. On GPUs the library's product runs unchanged.
+The arithmetic is the same product; only the summation order inside the kernels differs.
 
 A model whose weights are float16 values anyway (Nimbus-mini is stored in float16) can take a
 third product for every row count: fbgemm's float16 matrix product (torch.ops.quantized), which
 reads a float16 copy of the weights and sums in float32 (`use_half_weights`). The weights are
-the same numbers, and they take half the bytes: the whole drafter (23 MB) then stays in a
-32 MB L3 cache from one draft step to the next, and a draft step costs about a fifth less.
+the same numbers, and they take half the bytes: the whole drafter (23 MB) then stayed in the
+AMD EPYC's 32 MB L3 cache from one draft step to the next, and a draft step cost about a fifth
+less.
 """
 from __future__ import annotations
 
@@ -159,13 +158,21 @@ def pack_weights(model: nn.Module) -> nn.Module:
     return model
 
 
-def choose_row_products(model: nn.Module, run_pass, turns: int = 2) -> dict[int, str]:
+# another product must beat the library's by this share to be chosen: timings of a few tens of
+# milliseconds scatter, and the library's product is the one nobody can call slow by fiat
+MARGIN = 0.05
+
+
+def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int, str]:
     """Time whole passes of `model` over each of CALIBRATED_ROWS new rows (`run_pass(n)` runs
     one) with every product that can serve them (the library's, the packed one, and the
-    streamed one up to STREAM_ROWS rows), in turn, after an untimed turn of each; then let every
-    float32 CPULinear of the model take, for each row count, the product that was fastest
-    (fastest of `turns`). Returns {rows: product}. In a model with no such layer nothing is
-    timed and the default stays."""
+    streamed one up to STREAM_ROWS rows); then let every float32 CPULinear of the model take,
+    for each row count, the product that was fastest, or the library's where no other beat it
+    by MARGIN. Each product runs `turns` timed passes in a row after an untimed one, and the
+    fastest counts: decoding repeats one product pass after pass, and a CPU with a large cache
+    keeps that product's copy of the weights in it, which passes alternating between two copies
+    would not show. Returns {rows: product}. In a model with no such layer nothing is timed and
+    the default stays."""
     layers = [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
               and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
     if not layers:
@@ -173,16 +180,18 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 2) -> dict[int,
     chosen = {}
     for n in CALIBRATED_ROWS:
         ways = ["library", *(["packed"] if ONEDNN else []), *(["streamed"] if n <= STREAM_ROWS else [])]
-        times = {way: [] for way in ways}
-        for turn in range(turns + 1):
-            for way in ways:
-                for layer in layers:
-                    layer.row_products = ((1, way),)
+        fastest = {}
+        for way in ways:
+            for layer in layers:
+                layer.row_products = ((1, way),)
+            seconds = []
+            for turn in range(turns + 1):
                 begin = time.perf_counter()
                 run_pass(n)
-                if turn:
-                    times[way].append(time.perf_counter() - begin)
-        chosen[n] = min(ways, key=lambda way: min(times[way]))
+                seconds.append(time.perf_counter() - begin)
+            fastest[way] = min(seconds[1:])
+        best = min(ways, key=fastest.get)
+        chosen[n] = best if fastest[best] * (1 + MARGIN) < fastest["library"] else "library"
     for layer in layers:
         layer.row_products = tuple(chosen.items())
     return chosen
