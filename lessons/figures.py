@@ -213,8 +213,8 @@ def _rest_of_r(residual: np.ndarray, shown: list[int]) -> str:
     if held >= 0.9:
         return ""
     return (f" The {len(shown)} tokens shown hold {held:.0%} of r; the other {1 - held:.0%} is spread "
-            "thinly over the rest of the vocabulary, so the draw often lands on a token with a low "
-            "bar, or off the chart.")
+            "thinly over the rest of the vocabulary, so a draw often lands on a token of low "
+            "probability, which the chart then shows with a low bar.")
 
 
 def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Chart:

@@ -154,9 +154,10 @@ STEPS = (
          "draft might have drawn; the token it actually drew gets its own chance in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
-         "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: draw a uniform "
-         "**u** in [0, 1) and keep x when u falls below that line. If the target likes x at least "
-         "as much as the draft did (**p ≥ q**), the line sits at 1 and the guess is always kept. "
+         "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
+         "draw a uniform **u** in [0, 1) and keep x when u falls below that line. If the target "
+         "likes x at least as much as the draft did (**p ≥ q**), the line sits at 1 and the guess "
+         "is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
