@@ -169,9 +169,9 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
     streamed one up to STREAM_ROWS rows); then let every float32 CPULinear of the model take,
     for each row count, the product that was fastest, or the library's where no other beat it
     by MARGIN. Each product runs `turns` timed passes in a row after an untimed one, and the
-    fastest counts: decoding repeats one product pass after pass, and a CPU with a large cache
-    keeps that product's copy of the weights in it, which passes alternating between two copies
-    would not show. Returns {rows: product}. In a model with no such layer nothing is timed and
+    fastest counts, as decoding repeats one product pass after pass (the weights it reads stay
+    warm; passes alternating between two copies of the weights would time something decoding
+    never does). Returns {rows: product}. In a model with no such layer nothing is timed and
     the default stays."""
     layers = [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
               and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
