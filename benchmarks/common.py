@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from specdec_core.cpu_linear import row_products_of  # noqa: E402
 from specdec_core.engine import encode, generate  # noqa: E402
 from specdec_core.catalog import ModelFileError  # noqa: E402
 from specdec_core.inputs import read_prompts  # noqa: E402
@@ -51,6 +52,15 @@ def run(main) -> None:
         main()
     except (ValueError, ModelFileError) as err:
         sys.exit(f"error: {err}")
+
+
+def cpu_products(pair) -> dict[int, str] | None:
+    """The CPU products the target's passes took in this run, printed and returned for the
+    results: which is fastest is timed when the target loads, so it can differ between runs."""
+    chosen = row_products_of(pair.target)
+    if chosen:
+        print("target's CPU products, from this many positions on:", chosen, flush=True)
+    return chosen
 
 
 def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
-                    greedy_texts, heldout_texts, run)
+                    cpu_products, greedy_texts, heldout_texts, run)
 
 from specdec_core.catalog import drafter_names
 from specdec_core.models import load_pair, pair_with
@@ -23,6 +23,7 @@ def main() -> None:
     prompts = chosen_prompts(ap, args, HELDOUT_PROMPTS)
     rows = []
     base = load_pair(drafter_names()[0])
+    cpu_products(base)  # the target's, which every drafter's cost is measured against
     texts, greedy = heldout_texts(base, prompts=prompts), greedy_texts(base, prompts=prompts)
     verify = verify_costs(base, texts[0][0][:64])  # the target's alone: the same for every drafter
     print(f"{'drafter':<20}{'alpha':>7}{'greedy agree':>14}{'cost':>7}{'best γ':>8}{'exp. speed-up':>15}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, run, write
+from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, cpu_products, run, write
 
 from specdec_core.engine import encode, generate
 from specdec_core.inputs import whole_number
@@ -67,6 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     prompts = chosen_prompts(ap, args, HELDOUT_PROMPTS[:4])
     pair = load_pair(args.drafter)
+    products = cpu_products(pair)
     first = encode(pair, prompts[0])
     context = first + generate(pair, prompts[0], 48, "target", temperature=0.0).token_ids
     timings, counted = [timed_costs(pair, context)], {}
@@ -101,6 +102,7 @@ def main() -> None:
         return
     print("wrote", write("early_stop.json", {"drafter": args.drafter, "cost_ratio": cost,
                                              "verify_cost": verify, "cost_timings": timings,
+                                             "cpu_products": products,
                                              "prompts": len(prompts),
                                              "tokens": args.tokens, "rows": rows}))
 

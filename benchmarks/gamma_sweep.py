@@ -12,7 +12,7 @@ import argparse
 
 import plotly.graph_objects as go
 from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
-                    chosen_prompts, heldout_texts, run, write)
+                    chosen_prompts, cpu_products, heldout_texts, run, write)
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.inputs import whole_number
@@ -30,6 +30,7 @@ def main() -> None:
     args = ap.parse_args()
     custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed
     pair = load_pair(args.drafter)
+    products = cpu_products(pair)
     texts = heldout_texts(pair, prompts=custom or HELDOUT_PROMPTS)
     verify = verify_costs(pair, texts[0][0][:64])
     quality = measure(pair, texts, verify=verify)
@@ -56,7 +57,8 @@ def main() -> None:
         print(f"measured on {len(custom)} prompts from {args.prompts}; the shipped sweep is unchanged")
         return
     write("gamma_sweep.json", {"drafter": args.drafter, "temperature": args.temperature,
-                               "alpha": alpha, "cost_ratio": cost, "rows": rows})
+                               "alpha": alpha, "cost_ratio": cost,
+                               "cpu_products": products, "rows": rows})
     fig = go.Figure()
     g = [r["gamma"] for r in rows]
     for key, name, dash in [("tokens_per_pass", "tokens per pass, measured", None),

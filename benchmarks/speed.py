@@ -56,6 +56,7 @@ def main() -> None:
             rows.append({"drafter": drafter, "temperature": temperature, "gamma": gamma,
                          "stop_below": stop_below,
                          "tokens": args.tokens, "repeats": args.repeats, "run": run_id,
+                         "cpu_products": report.settings["cpu_products"],
                          "target_tokens_per_s": t["target"].tokens_per_second,
                          "speculative_tokens_per_s": t["speculative"].tokens_per_second,
                          "hf_assisted_tokens_per_s": t["hf-assisted"].tokens_per_second,

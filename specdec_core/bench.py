@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .cpu_linear import row_products_of
 from .engine import encode, generate
 from .timing import timed
 
@@ -84,7 +85,8 @@ def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3
                           "temperature": temperature,
                           "max_new_tokens": max_new_tokens, "repeats": repeats,
                           "prompts": len(prompts), "device": pair.device,
-                          "threads": torch.get_num_threads()})
+                          "threads": torch.get_num_threads(),
+                          "cpu_products": row_products_of(pair.target)})
     names = ["target", "speculative"] + (["hf-assisted"] if reference else [])
     report.totals = {n: MethodTotals() for n in names}
     # warm-up: the first call of each side pays its one-time setup outside the timings

@@ -173,8 +173,7 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
     warm; passes alternating between two copies of the weights would time something decoding
     never does). Returns {rows: product}. In a model with no such layer nothing is timed and
     the default stays."""
-    layers = [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
-              and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
+    layers = _float32_cpu_layers(model)
     if not layers:
         return dict(CPULinear.row_products)
     chosen = {}
@@ -195,6 +194,20 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
     for layer in layers:
         layer.row_products = tuple(chosen.items())
     return chosen
+
+
+def _float32_cpu_layers(model: nn.Module) -> list[CPULinear]:
+    """The CPULinear layers of `model` whose products `choose_row_products` chooses."""
+    return [m for m in model.modules() if isinstance(m, CPULinear) and not m.half
+            and m.weight.device.type == "cpu" and m.weight.dtype == torch.float32]
+
+
+def row_products_of(model: nn.Module) -> dict[int, str] | None:
+    """{from this many rows: product} that `model`'s float32 CPU layers take, as a benchmark
+    records it beside its figures (the choice depends on the machine's speed at load time);
+    None for a model with no such layer (on a GPU, say)."""
+    layers = _float32_cpu_layers(model)
+    return dict(layers[0].row_products) if layers else None
 
 
 def is_half_exact(weight: torch.Tensor) -> bool:

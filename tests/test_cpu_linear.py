@@ -11,7 +11,7 @@ from torch import nn
 
 from specdec_core import cpu_linear, quality
 from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, choose_row_products,
-                                     is_half_exact, use_cpu_kernels, use_half_weights)
+                                     is_half_exact, row_products_of, use_cpu_kernels, use_half_weights)
 from specdec_core.quality import best_gamma, pass_seconds, verify_cost
 from specdec_core.sampling import expected_speedup
 
@@ -229,6 +229,7 @@ def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypa
         clock[0] += 1.0 if way == fastest[n] else 2.0
 
     assert choose_row_products(model, run_pass) == fastest
+    assert row_products_of(model) == fastest  # what the benchmarks record beside their figures
     assert all(layer.product_for(7) == "packed" and layer.product_for(30) == "packed" for layer in model)
     taken = []
     monkeypatch.setattr(CPULinear, "_streamed", lambda self, rows: taken.append("streamed") or rows @ self.weight.T)
@@ -238,6 +239,14 @@ def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypa
             model[0](torch.randn(rows, 8))
         taken.append("|")
     assert "".join(w[0] for w in taken) == "|s|l|l|||"  # packed: neither of the two others
+
+
+def test_a_model_with_no_float32_cpu_layer_has_no_products_to_record():
+    model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8)))
+    assert row_products_of(model) == dict(CPULinear.row_products)  # the default until timed
+    model[0].half = True  # the float16 product serves every row count: nothing chosen
+    assert row_products_of(model) is None
+    assert row_products_of(nn.Sequential(nn.Linear(8, 8))) is None  # plain nn.Linear: not ours
 
 
 def test_verify_cost_is_a_positive_ratio_and_checks_its_input(pair, ids_of):
