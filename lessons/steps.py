@@ -12,7 +12,7 @@ from specdec_core.warping import Sampling
 
 from .montecarlo import ChanceRange
 from .scenario import TIMED_TURNS, WALKTHROUGH_GAMMA, Scenario
-from .style import prob_pair, prob_text, says
+from .style import coin_comparison, prob_text
 
 GUESSES = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")[WALKTHROUGH_GAMMA]
 
@@ -38,7 +38,7 @@ def _draft_takeaway(sc: Scenario) -> str:
 
 def _verify_takeaway(sc: Scenario) -> str:
     slots = sc.gamma + 1
-    single = sc.single_pass_seconds * 1000
+    single = round(sc.single_pass_seconds * 1000)  # as shown: the sum below is worked from it
     ratio = sc.verify_seconds / sc.single_pass_seconds
     # timings on a busy machine scatter by a tenth or so: never "0.9 times" a smaller pass, nor
     # "about as long as" one that took much longer
@@ -50,9 +50,9 @@ def _verify_takeaway(sc: Scenario) -> str:
         as_long = "no longer than"
     return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored all "
             f"{sc.gamma} guesses plus a bonus slot in {sc.verify_seconds * 1000:.0f} ms, {as_long} a "
-            f"pass over one position ({single:.0f} ms). If every guess is kept, that one pass buys "
-            f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about "
-            f"{slots * single:.0f} ms) to write. A rejected guess buys nothing and each draft step "
+            f"pass over one position ({single} ms). If every guess is kept, that one pass buys "
+            f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about {slots} × {single} = "
+            f"{slots * single} ms) to write. A rejected guess buys nothing and each draft step "
             "costs a little, so on average the gain is smaller: the So what page has the measured "
             "speed-ups.")
 
@@ -63,7 +63,6 @@ def _accept_takeaway(sc: Scenario) -> str:
         return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are locked in."
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
-    u, line = prob_pair(bad.u, bad.accept_prob)
     later = sc.gamma - 1 - bad.position
     if not later:
         after = "it was the last guess, so only the bonus slot goes unused"
@@ -71,7 +70,7 @@ def _accept_takeaway(sc: Scenario) -> str:
         after = "the guess after it was built on it and is dropped without a coin flip"
     else:
         after = f"the {later} guesses after it were built on it and are dropped without a coin flip"
-    why = f"u = {u} ≥ {says('min(1, p/q)', line)}"
+    why = coin_comparison(bad.u, bad.accept_prob, kept=False)
     return f"{kept} locked in. {_q(sc, bad.token)} was rejected ({why}): {after}."
 
 
@@ -124,7 +123,9 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
         why = (f"At {draws:,} draws perfect samples of p land {chance.typical:.3f} from p on average, "
                f"and up to {chance.high:.3f} in 9 runs out of 10.")
         then = "More draws tell them apart."
-    names = " and ".join(f"“{rule}” ({error:.3f} from p exactly, over the tokens shown and the rest)"
+    # the figure the metrics above measure, with the tokens not shown as one bucket; the
+    # caption under the note gives the distance over the whole vocabulary, which can be larger
+    names = " and ".join(f"“{rule}” (exactly {error:.3f} from p with the tokens not shown as one bucket)"
                          for rule, error in hidden.items())
     one = len(hidden) == 1
     return (f"{why} So {names} {'is' if one else 'are'} within what chance alone often gives at "

@@ -196,7 +196,7 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
         no_exception(at)
         assert step_shown(at) == 5 and not at.warning
     (note,) = [i.value for i in poor.info if "cannot rank" in i.value]
-    assert "hardly ever agrees" in note and "“resample from p on reject” (0.00" in note
+    assert "hardly ever agrees" in note and "“resample from p on reject” (exactly 0.00" in note
     assert "10,000 draws" in note
     assert not [i.value for i in good.info if "cannot rank" in i.value]
     # the chance range beside the rules' distances: at 10,000 draws the rule's own lands inside
@@ -857,6 +857,11 @@ def test_race_points_to_the_measured_best_gamma():
     assert not any(hint in c.value for c in at.caption)
     at = page("race", gamma=str(best))
     assert not any(hint in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
+    caveat = "The table was measured at temperature 1 without top-p"
+    assert not any(caveat in c.value for c in page("race", gamma=str(other)).caption)
+    for setting in ({"temperature": "0"}, {"top_p": "0.5"}):  # not what the table measured
+        at = page("race", gamma=str(other), **setting)
+        assert any(hint in c.value and caveat in c.value for c in at.caption)
     at = page("race", gamma=str(other), stop="0.5")  # the early stop changes what pays
     assert not any("γ =" in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
     poor = table["early-exit-4"]

@@ -18,7 +18,8 @@ from lessons.playground import summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import prob_is, prob_pair, prob_text, ratio_pair, says, token_label, visible
+from lessons.style import (coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, token_label,
+                           visible)
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
@@ -301,6 +302,13 @@ def test_a_draw_and_its_threshold_never_read_as_equal():
     assert says("min(1, p/q)", prob_text(0.0002)) == "min(1, p/q) <\u00a00.001"  # not "= < 0.001"
 
 
+def test_a_coin_flip_against_a_line_shown_as_a_bound_reads_as_one_sentence():
+    assert coin_comparison(0.62, 0.91, kept=True) == "u = 0.62 < min(1, p/q) = 0.91"
+    assert coin_comparison(0.4712, 0.4698, kept=False) == "u = 0.4712 ≥ min(1, p/q) = 0.4698"
+    # not "u = 0.06 ≥ min(1, p/q) < 0.001", two comparisons chained the wrong way round
+    assert coin_comparison(0.06, 0.0002, kept=False) == "u = 0.06 ≥ min(1, p/q), which is below 0.001"
+
+
 @pytest.mark.parametrize("p, q, shown", [
     (0.0343, 0.0399, ("0.0343", "0.0399")),  # "0.03 / 0.04" would give 0.75, not the 0.86 stated
     (0.0676, 0.0886, ("0.0676", "0.0886")),
@@ -514,7 +522,7 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     chance = montecarlo.ChanceRange(typical=0.01, low=0.004, high=0.02)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, chance)
     assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
-    assert "“resample from p on reject” (0.008 from p exactly, over the tokens shown and the rest) is " \
+    assert "“resample from p on reject” (exactly 0.008 from p with the tokens not shown as one bucket) is " \
            "within what chance alone often gives at 10,000 draws (up to 0.020)" in note
     assert "rank it against the rule" in note
     both = steps.hidden_shortcut_note({"accept every draft": 0.01, "resample from p on reject": 0.005},
@@ -618,7 +626,10 @@ def test_all_five_takeaways_render(which, request):
     assert f"“{SHOWN[sc.draft_tokens[0]]}”" in texts[0]
     # one pass over gamma + 1 positions against gamma + 1 single passes of 4 ms
     assert "in 10 ms, 2.5 times as long as a pass over one position (4 ms)" in texts[1]
-    assert "that one pass buys 4 tokens, which Nimbus-large alone needs 4 passes (about 16 ms)" in texts[1]
+    assert "that one pass buys 4 tokens, which Nimbus-large alone needs 4 passes (about 4 × 4 = 16 ms)" in texts[1]
+    # the sum is worked from the time as shown: 4 × 57 is 228, though 4 × 56.7 rounds to 227
+    slower = step(2).takeaway(dataclasses.replace(sc, single_pass_seconds=0.0567))
+    assert "(57 ms)" in slower and "4 passes (about 4 × 57 = 228 ms)" in slower
     assert f"gave {n} tokens for one target pass" in texts[4]
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]

@@ -112,7 +112,8 @@ def _use_gamma(gamma: int) -> None:
 
 def _suggest_best_gamma() -> None:
     """Point to the γ the drafter table measured as best here, one click away. Only without
-    the early stop, which the table's γ does not account for."""
+    the early stop, which the table's γ does not account for; away from the table's sampling
+    settings (temperature 1, no top-p), saying that the best γ may differ there."""
     s = st.session_state
     row = next((r for r in drafter_table() if r.drafter == s.drafter), None)
     if row is None or row.best_gamma == s.gamma or s.stop > 0:
@@ -126,6 +127,10 @@ def _suggest_best_gamma() -> None:
         advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
+    if s.temperature != 1 or s.top_p != 1:
+        advice += (" The table was measured at temperature 1 without top-p; at these settings the "
+                   "drafts are kept more or less often, so the best γ may differ (the playground "
+                   "measures it at any setting).")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(advice)
         st.button(f"Use γ = {best}", on_click=_use_gamma, args=(best,))

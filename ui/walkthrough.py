@@ -11,8 +11,8 @@ from lessons.montecarlo import (chance_range, exact_output, grouped_distance, hi
                                 simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step
-from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, prob_is,
-                           prob_pair, ratio_pair, says)
+from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, coin_comparison,
+                           prob_is, ratio_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
@@ -151,10 +151,8 @@ def _flip(guess: str, position: int, c) -> None:
 
 
 def _last_verdict(right: bool, c) -> None:
-    u, line = prob_pair(c.u, c.accept_prob)
-    message = (f"{'Right' if right else 'Not this time'}: u = {u} "
-               f"{'<' if c.accepted else '≥'} {says('min(1, p/q)', line)}, so the draft is "
-               f"{'kept' if c.accepted else 'rejected'}.")
+    message = (f"{'Right' if right else 'Not this time'}: {coin_comparison(c.u, c.accept_prob, c.accepted)}, "
+               f"so the draft is {'kept' if c.accepted else 'rejected'}.")
     if right:  # st.info, not st.success: the green box is the step's takeaway
         st.info(message, icon=":material/check_circle:")
     else:
@@ -205,8 +203,8 @@ def _exactness(sc: Scenario) -> None:
         st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
-               f"and hides part of a rule's error. Exactly, over the whole vocabulary, the distances "
-               f"are: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at "
+               f"and hides part of a rule's error. Token by token over the whole vocabulary, the exact "
+               f"distances are larger or equal: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at "
                f"this position).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
