@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import torch
-from common import run, write
+from common import cpu_products, run, write
 from transformers import DynamicCache
 
 from specdec_core.cpu_linear import use_cpu_kernels
@@ -31,6 +31,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=whole_number(1), default=15)
     args = ap.parse_args()
     pair = load_pair("nimbus-mini")
+    products = cpu_products(pair)  # "ours" below: the products this load chose
     ids = pair.tokenizer(CONTEXT, add_special_tokens=False)["input_ids"]
     keep = len(ids) - PREFILL
     cache = DynamicCache()
@@ -51,7 +52,8 @@ def main() -> None:
         rows.append({"positions": n, "library_ms": lib, "ours_ms": fast, "speedup": lib / fast})
         print(f"{n:>9}{lib:>12.1f}{fast:>10.1f}{lib / fast:>9.2f}x", flush=True)
     use_cpu_kernels(pair.target)
-    print("wrote", write("cpu_linear.json", {"threads": torch.get_num_threads(), "rows": rows}))
+    print("wrote", write("cpu_linear.json", {"threads": torch.get_num_threads(), "cpu_products": products,
+                                       "rows": rows}))
 
 
 if __name__ == "__main__":

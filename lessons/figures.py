@@ -137,7 +137,9 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
                     text=[prob_is("u", c.u) for c in flips],
-                    textposition=["middle left" if c.u > 0.8 else "middle right" for c in flips],
+                    # each label on the side of the wider half: in instructor mode's large type
+                    # on a phone, "u = 0.62" to the right of its mark ran past the axis
+                    textposition=["middle left" if c.u > 0.5 else "middle right" for c in flips],
                     textfont={"color": U_COLOR, "size": 14},
                     cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
     fig.update_xaxes(range=[0, 1.001], title="probability: the line min(1, p/q) and the flip u")

@@ -826,6 +826,38 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     assert has_button(at, "Start the race")
 
 
+def test_a_lost_race_is_worked_out_from_the_measured_costs():
+    note = ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55)
+    # a round: 3.9 drafts at 0.1 plus a check at 1.55 = 1.94 passes, for 1.78 tokens: 0.92x
+    assert "checks 4 drafts costs about 1.55 passes" in note
+    assert "3.9 × 0.10 + 1.55 = 1.94 passes and bought 1.78 tokens: 0.92x" in note
+    assert ui.race.slower_note(1.78, 3.9, 4, None, 1.55) == "" == ui.race.slower_note(1.78, 3.9, 4, 0.1, None)
+
+
+def test_a_race_the_pair_loses_says_why(monkeypatch):
+    """The speculative lane's clock is made slow on purpose: the pair loses, and the page
+    works the loss out from the drafter table's c and the γ sweep's v; with the early stop,
+    whose rounds those costs do not describe, it does not."""
+    step = ui.race.Lane.step
+
+    def slow_step(self):
+        step(self)
+        if self.method == "speculative":
+            self.clock += 0.5
+
+    monkeypatch.setattr(ui.race.Lane, "step", slow_step)
+    cost = {r.drafter: r.cost_ratio for r in drafter_table()}[default_drafter()]
+    for stop, told in (("0", True), ("0.5", False)):
+        at = page("race", tokens="24", temperature="0", stop=stop)
+        button(at, "Start the race").click().run()
+        no_exception(at)
+        assert float({m.label: m.value for m in at.metric}["Speed-up"].removesuffix("x")) < 1
+        said = [c.value for c in at.caption if c.value.startswith("Why the pair lost")]
+        assert bool(said) == told
+        if told:
+            assert f"a draft step costs about {cost:.2f} of a Nimbus-large pass" in said[0]
+
+
 def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
     assert ui.race.overshoot_note(1.5, 1.66) == "" and ui.race.overshoot_note(1.66, 1.66) == ""
     note = ui.race.overshoot_note(2.06, 1.66)

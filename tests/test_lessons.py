@@ -187,6 +187,11 @@ def test_coin_chart_shows_every_flip(rejected):
     for c in checks:
         assert f"u = {c.u:.2f}" in chart.alt and f"“{SHOWN[c.token]}”" in chart.alt
     assert_escaped(chart.figure)
+    # each u's label reads towards the middle, where there is room for it at any width
+    moved = tuple(dataclasses.replace(c, u=u) for c, u in zip(checks, (0.62, 0.3)))
+    chart = figures.coin_chart(dataclasses.replace(sc, record=dataclasses.replace(sc.record, checks=moved)))
+    (flips,) = [t for t in chart.figure.data if t.type == "scatter"]
+    assert list(flips.textposition) == ["middle left", "middle right"]
 
 
 def test_coin_chart_reveal_zero_hides_every_u(rejected):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
@@ -50,7 +51,9 @@ class Race:
     """A finished race and the settings it ran with."""
 
     settings: str
+    drafter: str
     gamma: int
+    stop: float
     tokens: int
     base: Finished
     spec: Finished
@@ -186,7 +189,7 @@ def render() -> None:
         with board.container():
             draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
     s = st.session_state
-    race = Race(race_settings(), s.gamma, s.tokens, *(lane.finished() for lane in lanes))
+    race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes))
     st.session_state.last_race = race
     results(race)
 
@@ -221,9 +224,30 @@ def results(race: Race) -> None:
                  "random numbers, so they write different samples from the same distribution."})
     st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens))
     if base.rate:
-        note = overshoot_note(spec.rate / base.rate, len(spec.ids) / spec.passes)
+        speedup, per_pass = spec.rate / base.rate, len(spec.ids) / spec.passes
+        note = overshoot_note(speedup, per_pass)
+        if not note and speedup < 1 and not race.stop and spec.passes >= FEW_PASSES:
+            cost = next((r.cost_ratio for r in drafter_table() if r.drafter == race.drafter), None)
+            note = slower_note(per_pass, spec.drafted / spec.passes, race.gamma, cost,
+                               saved_verify_costs().get(race.gamma))
         if note:
             st.caption(note)
+
+
+def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
+                verify: float | None) -> str:
+    """Why the pair lost a race without the early stop, worked out from the costs measured on
+    this machine (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma`
+    drafts); "" where either was not measured."""
+    if cost is None or verify is None:
+        return ""
+    spent = drafts * cost + verify
+    return (f"Why the pair lost: on this machine a draft step costs about {cost:.2f} of a Nimbus-large "
+            f"pass, and the pass that checks {gamma} drafts costs about {verify:.2f} passes (both "
+            f"measured on the So what page). A round of {drafts:.1f} drafts so cost about "
+            f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
+            f"tokens: {per_pass / spent:.2f}x by that count. Fewer drafts a round, with a smaller γ or "
+            "the early stop, waste less on guesses the target rejects.")
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up
