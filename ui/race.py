@@ -226,7 +226,8 @@ def results(race: Race) -> None:
     if base.rate:
         speedup, per_pass = spec.rate / base.rate, len(spec.ids) / spec.passes
         note = overshoot_note(speedup, per_pass)
-        if not note and speedup < 1 and not race.stop and spec.passes >= FEW_PASSES:
+        # lost as the metric shows it: 0.998 reads as 1.00x, a draw
+        if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
             cost = next((r.cost_ratio for r in drafter_table() if r.drafter == race.drafter), None)
             note = slower_note(per_pass, spec.drafted / spec.passes, race.gamma, cost,
                                saved_verify_costs().get(race.gamma))
