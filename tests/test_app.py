@@ -829,8 +829,10 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
 def test_a_lost_race_is_worked_out_from_the_measured_costs():
     note = ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55)
     # a round: 3.9 drafts at 0.1 plus a check at 1.55 = 1.94 passes, for 1.78 tokens: 0.92x
-    assert "checks 4 drafts costs about 1.55 passes" in note
+    assert "the pass that checks 4 drafts about 1.55 passes" in note
     assert "3.9 × 0.10 + 1.55 = 1.94 passes and bought 1.78 tokens: 0.92x" in note
+    # worked from the figures as shown: 3.84 × 0.104 + 1.546 is 1.945, but 3.8 × 0.10 + 1.55 = 1.93
+    assert "3.8 × 0.10 + 1.55 = 1.93 passes" in ui.race.slower_note(1.78, 3.84, 4, 0.104, 1.546)
     assert ui.race.slower_note(1.78, 3.9, 4, None, 1.55) == "" == ui.race.slower_note(1.78, 3.9, 4, 0.1, None)
 
 

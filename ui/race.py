@@ -237,18 +237,19 @@ def results(race: Race) -> None:
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
                 verify: float | None) -> str:
-    """Why the pair lost a race without the early stop, worked out from the costs measured on
-    this machine (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma`
-    drafts); "" where either was not measured."""
+    """Why the pair lost a race without the early stop, worked out from the costs on the So what
+    page (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma` drafts),
+    with the figures as shown; "" where either was not measured."""
     if cost is None or verify is None:
         return ""
+    drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
-    return (f"Why the pair lost: on this machine a draft step costs about {cost:.2f} of a Nimbus-large "
-            f"pass, and the pass that checks {gamma} drafts costs about {verify:.2f} passes (both "
-            f"measured on the So what page). A round of {drafts:.1f} drafts so cost about "
-            f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
-            f"tokens: {per_pass / spent:.2f}x by that count. Fewer drafts a round, with a smaller γ or "
-            "the early stop, waste less on guesses the target rejects.")
+    return (f"Why the pair lost, by the costs on the So what page: a draft step costs about {cost:.2f} "
+            f"of a Nimbus-large pass, and the pass that checks {gamma} drafts about {verify:.2f} passes. "
+            f"A round of {drafts:.1f} drafts so cost about {drafts:.1f} × {cost:.2f} + {verify:.2f} = "
+            f"{spent:.2f} passes and bought {per_pass:.2f} tokens: {per_pass / spent:.2f}x by that count. "
+            "Fewer drafts a round, with a smaller γ or the early stop, waste less on guesses the target "
+            "rejects.")
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up
