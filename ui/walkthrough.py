@@ -204,8 +204,8 @@ def _exactness(sc: Scenario) -> None:
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
                f"and hides part of a rule's error. Token by token over the whole vocabulary, the exact "
-               f"distances are larger or equal: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at "
-               f"this position).")
+               f"distances are larger or equal: {exact} (accept every draft is off by 1 − β, with "
+               f"β = {overlap(p, q):.3f} at this position).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached
