@@ -33,6 +33,7 @@ class DrafterQuality:
     cost_ratio: float  # one draft step / one target step
     best_gamma: int
     expected_speedup: float  # at best_gamma, from the closed form with measured verify costs
+    verify_cost: float  # the target pass that checks best_gamma drafts, in single steps
     positions: int  # positions the figures were measured on
 
 
@@ -169,7 +170,7 @@ def measure(pair, texts: list[tuple[list[int], int]], greedy=None,
     verify = verify or verify_costs(pair, context)
     g, speed = best_gamma(float(beta.mean()), cost, verify)
     return DrafterQuality(pair.drafter_name, float(beta.mean()), float(agreement.mean()), cost, g,
-                          speed, int(len(beta)))
+                          speed, float(verify.get(g, 1.0)), int(len(beta)))
 
 
 def save_table(rows: list[DrafterQuality], path: Path = QUALITY_FILE) -> None:

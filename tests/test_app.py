@@ -33,7 +33,7 @@ from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import speculative_round
-from lessons.style import visible
+from lessons.style import ORIGIN_COLORS, visible
 from ui.display import chip, colored_text, origin_legend, plain_markdown
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS
 
@@ -933,9 +933,17 @@ def test_the_colour_key_reads_as_words():
         assert c.index("white-space:break-spaces") < c.index("white-space:nowrap")  # kept whole
 
 
-def test_a_token_without_text_of_its_own_gets_no_chip():
-    body = colored_text([("Hi", "accepted"), ("", "accepted"), ("😀", "correction"), ("", "target")])
-    assert body.count('class="tok"') == 2 and "😀" in body
+def test_a_token_without_text_of_its_own_still_gets_a_chip_of_its_colour():
+    """The chips add up to the counts beside them: the first half of an emoji gets a narrow chip
+    in its own colour (the character goes whole to the token that completes it), and the end
+    of the text an "end" chip."""
+    body = colored_text([("Hi", "accepted"), ("", "accepted"), ("😀", "correction"), ("", "bonus")])
+    chips = body.split('<span class="sr-only">')[0].split("<wbr>")
+    assert len(chips) == 4 and body.count('class="tok"') == 4
+    assert [ORIGIN_COLORS["accepted"] in chips[1], ORIGIN_COLORS["bonus"] in chips[3]] == [True, True]
+    assert "part of the character the next token completes" in chips[1] and "width:0.5em" in chips[1]
+    assert ">end</span>" in chips[3] and "the end of the text" in chips[3]
+    assert "😀" in chips[2] and "(2 kept drafts, 1 correction, 1 bonus token)" in body
 
 
 def test_a_tokens_origin_is_told_without_colour():

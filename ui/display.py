@@ -93,19 +93,32 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     """(text, origin) pairs as coloured spans; the colour is the distribution a token came from,
     and the underline tells the same apart without colour. A newline inside a token shows as ↵
     in its chip and breaks the line after the chip, so a token that is only a newline is still
-    seen. A token with no text of its own (part of a character another token completes, or the
-    end of the text) gets no chip: it would show as an empty box. Lines break between tokens,
+    seen. A token with no text of its own still gets a chip, so that the chips add up to the
+    counts beside them: a narrow one for part of a character the next token completes (an emoji
+    can take several tokens), and "end" for the end of the text. Lines break between tokens,
     never inside one: a token's leading space wrapped alone onto a line would show as an empty
     sliver. A screen reader skips the chips, which split words, and hears the text whole, then
     how many tokens came each way."""
-    chips = "<wbr>".join(chip(_line_ends_shown(text), ORIGIN_COLORS.get(origin),
-                              title=ORIGIN_LABELS.get(origin, ""), visible_space=False,
-                              line=ORIGIN_LINES.get(origin, "solid"), style="white-space:pre")
-                         + "<br>" * text.count("\n") for text, origin in pieces if text)
+    chips = "<wbr>".join(_token_chip(text, origin, last=i == len(pieces) - 1)
+                         for i, (text, origin) in enumerate(pieces))
     # on one line: a blank line would end the HTML block, and markdown would take what follows
     said = re.sub(r"\s*\n\s*", " ", "".join(text for text, _ in pieces))
     spoken = f"{said} ({origin_counts([o for _, o in pieces])})"
     return f'<span aria-hidden="true">{chips}</span><span class="sr-only">{html.escape(spoken)}</span>'
+
+
+def _token_chip(text: str, origin: str, last: bool) -> str:
+    """One generated token's chip in colored_text."""
+    color, line = ORIGIN_COLORS.get(origin), ORIGIN_LINES.get(origin, "solid")
+    kind = ORIGIN_LABELS.get(origin, "")
+    if not text and last:
+        return chip("end", color, title=f"{kind}: the end of the text", visible_space=False, line=line,
+                    style="font-family:inherit;font-size:0.8em;font-style:italic")
+    if not text:
+        return chip("", color, title=f"{kind}: part of the character the next token completes",
+                    visible_space=False, line=line, style="display:inline-block;width:0.5em;padding:1px 0")
+    return (chip(_line_ends_shown(text), color, title=kind, visible_space=False, line=line,
+                 style="white-space:pre") + "<br>" * text.count("\n"))
 
 
 _COUNTED = {"accepted": ("kept draft", "kept drafts"), "correction": ("correction", "corrections"),

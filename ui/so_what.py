@@ -43,8 +43,8 @@ def speed_table() -> bool:
                                "between runs"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
                  wide=("target alone", "speculative", "repeats"))
-    apart = (" Rows from different runs (the run column) compare by their ratios, not their tokens "
-             "per second, which move with the machine's load." if max(runs) > 1 else "")
+    apart = (" Rows from different runs (the run column) compare by their ratios, not by speeds in "
+             "tokens per second, which move with the machine's load." if max(runs) > 1 else "")
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
                f"{apart} With an early stop, a round's draft ends after "
@@ -61,9 +61,11 @@ def drafter_family() -> bool:
     st.header("The drafter family")
     number_table([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
                    "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
-                   "best γ": r.best_gamma, "expected speed-up": r.expected_speedup} for r in table],
+                   "best γ": r.best_gamma, "v at best γ": r.verify_cost,
+                   "expected speed-up": r.expected_speedup} for r in table],
                  formats={"α (temperature 1)": "%.3f", "greedy agreement": "%.3f",
-                          "c, draft step / target step": "%.3f", "expected speed-up": "%.2fx"}, helps={})
+                          "c, draft step / target step": "%.3f", "v at best γ": "%.2f",
+                          "expected speed-up": "%.2fx"}, helps={})
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
     kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
@@ -74,8 +76,10 @@ def drafter_family() -> bool:
         f"all drafted tokens survive: at γ = 4 and α = {alpha:.3f} ({drafter}), a round keeps "
         f"α + α² + α³ + α⁴ ≈ {kept:.2f} of its 4 drafts on average ({kept / 4:.0%}).\n"
         "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
-        "greedy text: the acceptance rate at temperature 0. It is why the greedy rows of the speed "
-        "table write more tokens per pass than α predicts.\n"
+        "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
+        "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
+        "and the closed form's independent coins miss that, so the greedy rows of the speed table can "
+        "write more tokens per pass than even this rate predicts.\n"
         "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
         "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
         "own).\n"
