@@ -142,7 +142,9 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
                     textposition=["middle left" if c.u > 0.5 else "middle right" for c in flips],
                     textfont={"color": U_COLOR, "size": 14},
                     cliponaxis=False)  # a label near 0 or 1 may reach past the plot area
-    fig.update_xaxes(range=[0, 1.001], title="probability: the line min(1, p/q) and the flip u")
+    # a short title: the legend names the line and the flip, and a longer one was cut off on a
+    # phone in instructor mode
+    fig.update_xaxes(range=[0, 1.001], title="probability")
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
