@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from specdec_core.quality import drafter_table
+from specdec_core.quality import drafter_quality
 from specdec_core.sampling import (acceptance_probability, expected_tokens_given_drafts,
                                    expected_tokens_per_round)
 from specdec_core.warping import Sampling
@@ -85,7 +85,7 @@ def _correct_takeaway(sc: Scenario) -> str:
 
 def _drafter_average(sc: Scenario) -> str:
     """What the drafter's rounds give on average, from its measured alpha (temperature 1 only)."""
-    alpha = {r.drafter: r.alpha for r in drafter_table()}.get(sc.drafter)
+    alpha = getattr(drafter_quality(sc.drafter), "alpha", None)
     if alpha is None or sc.sampling != Sampling():
         return ""
     return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f}: "

@@ -184,3 +184,8 @@ def drafter_table(path: Path = QUALITY_FILE) -> list[DrafterQuality]:
         return []
     rows = [DrafterQuality(**r) for r in json.loads(Path(path).read_text())]
     return sorted(rows, key=lambda r: r.alpha)
+
+
+def drafter_quality(drafter: str, path: Path = QUALITY_FILE) -> DrafterQuality | None:
+    """The drafter table's row for `drafter`, or None where it was not measured."""
+    return next((r for r in drafter_table(path) if r.drafter == drafter), None)

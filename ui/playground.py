@@ -9,7 +9,7 @@ from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.engine import generate
 from specdec_core.catalog import drafter_names
-from specdec_core.quality import drafter_table
+from specdec_core.quality import drafter_quality
 
 from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend, show_chart
@@ -47,14 +47,9 @@ def controls() -> None:
 ASSUMED_COST = 0.1  # for a drafter the table has not measured
 
 
-def cost_of(drafter: str) -> float | None:
-    """The drafter table's measured cost of a draft step, in target steps, or None."""
-    return next((row.cost_ratio for row in drafter_table() if row.drafter == drafter), None)
-
-
 def alpha_help(drafter: str) -> str:
     """What the measured α counts, beside the steadier figure of the drafter table."""
-    row = next((r for r in drafter_table() if r.drafter == drafter), None)
+    row = drafter_quality(drafter)
     table = (f" The drafter table (So what) measured {row.alpha:.3f} for {drafter} over hundreds of "
              "positions, at temperature 1 and draft noise 0." if row else "")
     return f"Kept drafts / checked drafts, in this one text.{table}"
@@ -88,7 +83,7 @@ def render() -> None:
     left, right = st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
-    measured = cost_of(s.drafter)
+    measured = getattr(drafter_quality(s.drafter), "cost_ratio", None)
     cost = ASSUMED_COST if measured is None else measured
     with right:
         show_chart(playground_figures.speedup_chart(summary.alpha, cost, s.gamma,

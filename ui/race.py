@@ -15,7 +15,7 @@ from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
-from specdec_core.quality import drafter_table
+from specdec_core.quality import drafter_quality
 
 from . import focus, settings
 from .display import colored_text, html_block, metric_row, origin_legend, plain_markdown
@@ -118,7 +118,7 @@ def _suggest_best_gamma() -> None:
     the early stop, which the table's γ does not account for; away from the table's sampling
     settings (temperature 1, no top-p), saying that the best γ may differ there."""
     s = st.session_state
-    row = next((r for r in drafter_table() if r.drafter == s.drafter), None)
+    row = drafter_quality(s.drafter)
     if row is None or row.best_gamma == s.gamma or s.stop > 0:
         return
     best = row.best_gamma
@@ -228,7 +228,7 @@ def results(race: Race) -> None:
         note = overshoot_note(speedup, per_pass)
         # lost as the metric shows it: 0.998 reads as 1.00x, a draw
         if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
-            cost = next((r.cost_ratio for r in drafter_table() if r.drafter == race.drafter), None)
+            cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
             note = slower_note(per_pass, spec.drafted / spec.passes, race.gamma, cost,
                                saved_verify_costs().get(race.gamma))
         if note:
