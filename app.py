@@ -1,9 +1,10 @@
 """Faster, not different: an interactive lesson on speculative decoding.
 
-Run with `make run`. This file only declares the pages (in views/); each page draws the shared
-frame (sidebar, instructor mode, link checks) through `ui.frame`. The folder is not called
-pages/: Streamlit would then serve a fresh server's first deep link (say /playground) from its
-older automatic page list instead of this navigation.
+Run with `make run`. This file only declares the pages (in pages/); each page draws the shared
+frame (sidebar, instructor mode, link checks) through `ui.frame`. Every page's address is the
+one Streamlit derives from its file name (/so_what for pages/so_what.py), so that a fresh
+server's first visit, which Streamlit still serves from its automatic listing of pages/, finds
+the same page there and `ui.frame` can hand it over to this navigation.
 """
 import pandas  # noqa: F401  (see below)
 import streamlit as st
@@ -21,14 +22,14 @@ st.set_page_config(page_icon=ICON)
 
 page = st.navigation({
     "Lesson": [
-        st.Page("views/walkthrough.py", title="Walkthrough", icon=":material/explore:", default=True),
-        st.Page("views/code.py", title="The code", icon=":material/code:", url_path="code"),
-        st.Page("views/thread.py", title="The Nimbus thread", icon=":material/forum:", url_path="thread"),
-        st.Page("views/so_what.py", title="So what", icon=":material/speed:", url_path="so-what"),
+        st.Page("pages/walkthrough.py", title="Walkthrough", icon=":material/explore:", default=True),
+        st.Page("pages/code.py", title="The code", icon=":material/code:"),
+        st.Page("pages/thread.py", title="The Nimbus thread", icon=":material/forum:"),
+        st.Page("pages/so_what.py", title="So what", icon=":material/speed:"),
     ],
     "Explore": [
-        st.Page("views/playground.py", title="Playground", icon=":material/tune:", url_path="playground"),
-        st.Page("views/race.py", title="Race", icon=":material/sports_score:", url_path="race"),
+        st.Page("pages/playground.py", title="Playground", icon=":material/tune:"),
+        st.Page("pages/race.py", title="Race", icon=":material/sports_score:"),
     ],
 })
 page.run()

@@ -28,7 +28,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rounds", type=whole_number(1), default=5, help="walks 1 -> 5 -> 1 per seed")
     args = ap.parse_args()
-    at = AppTest.from_file(str(ROOT / "views" / "walkthrough.py"), default_timeout=600)
+    at = AppTest.from_file(str(ROOT / "pages" / "walkthrough.py"), default_timeout=600)
     begin = time.perf_counter()
     at.run()
     first = time.perf_counter() - begin

@@ -34,7 +34,7 @@ from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import speculative_round
 from lessons.style import ORIGIN_COLORS, visible
-from ui.display import chip, colored_text, origin_legend, plain_markdown
+from ui.display import chip, colored_text, origin_legend, plain_markdown, plain_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,8 @@ STEPS = 5
 
 
 def page(name: str, run: bool = True, **params: str) -> AppTest:
-    """A fresh session on views/<name>.py, opened with `params` as the link's query string."""
-    at = AppTest.from_file(str(ROOT / "views" / f"{name}.py"), default_timeout=TIMEOUT)
+    """A fresh session on pages/<name>.py, opened with `params` as the link's query string."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run() if run else at
@@ -90,7 +90,7 @@ def test_whole_app_first_run_and_every_page():
     assert at.session_state["drafter"] == default_drafter()
     for name in ("code", "thread", "so_what", "race", "playground", "walkthrough"):
         at.query_params.clear()  # as a click in the navigation menu does
-        at.switch_page(f"views/{name}.py").run()
+        at.switch_page(f"pages/{name}.py").run()
         no_exception(at)
         assert at.title, name
         if name == "playground":  # its controls share their keys with the race's
@@ -110,7 +110,7 @@ def test_shared_settings_survive_a_page_switch():
     no_exception(at)
     for name in ("code", "so_what", "race", "walkthrough"):
         at.query_params.clear()
-        at.switch_page(f"views/{name}.py").run()
+        at.switch_page(f"pages/{name}.py").run()
         no_exception(at)
         state = {k: at.session_state[k] for k in ("seed", "drafter", "present", "predict")}
         assert state == {"seed": 77, "drafter": drafter, "present": True, "predict": True}, name
@@ -128,7 +128,7 @@ def test_shared_settings_survive_a_page_switch():
 ])
 def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.switch_page(f"views/{name}.py")
+    at.switch_page(f"pages/{name}.py")
     for key, value in mine.items():
         at.query_params[key] = value
     at.run()
@@ -136,7 +136,7 @@ def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
     # no page between draws them
     for other in [p for p in ("so_what", "thread", "walkthrough") if p != name] + ["code", name]:
         at.query_params.clear()  # as a click in the navigation menu does
-        at.switch_page(f"views/{other}.py").run()
+        at.switch_page(f"pages/{other}.py").run()
         no_exception(at)
     for key, value in mine.items():
         widget = at.text_area(key=key) if key == "prompt" else \
@@ -373,11 +373,11 @@ def test_back_onto_the_bare_address_of_a_page_switch_keeps_the_settings():
     page then writes its settings over it. Back onto that bare address is not a trip back to
     the defaults: γ stays 5."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.switch_page("views/race.py").run()
+    at.switch_page("pages/race.py").run()
     at.slider(key="gamma").set_value(5).run()
     for name in ("walkthrough", "race"):
         at.query_params.clear()  # as a click in the navigation menu does
-        at.switch_page(f"views/{name}.py").run()
+        at.switch_page(f"pages/{name}.py").run()
     assert at.query_params["gamma"] == "5"
     at.query_params.clear()  # Back: the bare /race the menu click left
     at.run()
@@ -406,7 +406,7 @@ def test_the_link_follows_the_sidebar_away_from_the_walkthrough():
 
 
 def test_a_parameter_given_twice_is_written_back_once():
-    at = AppTest.from_file(str(ROOT / "views" / "walkthrough.py"), default_timeout=TIMEOUT)
+    at = AppTest.from_file(str(ROOT / "pages" / "walkthrough.py"), default_timeout=TIMEOUT)
     at.query_params["step"] = ["2", "3"]
     at.run()
     no_exception(at)
@@ -702,7 +702,7 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     at.query_params["temperature"] = "0"
     at.run()
-    at.switch_page("views/playground.py").run()
+    at.switch_page("pages/playground.py").run()
     no_exception(at)
     (quality,) = [w for w in at.select_slider if w.key == "drafter"]
     assert list(quality.options) == drafter_names() and not at.sidebar.selectbox

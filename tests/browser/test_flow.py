@@ -104,7 +104,7 @@ def test_pages_ask_no_other_host(page: Page):
             else elsewhere.append(r.url))
     open_walkthrough(page)
     settled(page)
-    page.goto("/so-what")
+    page.goto("/so_what")
     expect(page.get_by_role("heading", name="So what").first).to_be_visible(timeout=RUN_MS)
     settled(page)
     assert elsewhere == []
@@ -399,7 +399,7 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
         at_step(page, k, timeout=FIRST_LOAD_MS)
         page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
         assert_labels_apart(page, f"step {k}", least=4)
-    page.goto("/so-what")
+    page.goto("/so_what")
     expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
     settled(page)
     expect(page.locator('[data-testid="stMain"] .js-plotly-plot')).to_have_count(2)
