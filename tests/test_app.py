@@ -712,7 +712,7 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     assert at.session_state["drafter"] == drafter_names()[0]
     assert at.query_params["drafter"] == drafter_names()[0]
     assert float(at.metric[0].value) < best  # measured alpha drops with the poorest drafter
-    at.switch_page("views/walkthrough.py").run()  # the choice carries over to the sidebar
+    at.switch_page("pages/walkthrough.py").run()  # the choice carries over to the sidebar
     no_exception(at)
     assert at.sidebar.selectbox[0].value == drafter_names()[0]
 
@@ -920,6 +920,12 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     assert body.count("<wbr>") == 2 and body.count("white-space:pre") == 3
 
 
+def test_someones_own_text_keeps_its_lines_and_its_direction():
+    body = plain_text("مرحبا، أين فاتورتي؟\r\n\n  Order 12")
+    assert "\n" not in body and body.count("&#10;") == 2  # one HTML block, the blank line kept
+    assert 'dir="auto"' in body and "white-space:pre-wrap" in body and "&#10;  Order 12<" in body
+
+
 def test_the_colour_key_reads_as_words():
     key = origin_legend()
     for label in ("accepted draft", "correction (from the residual)", "bonus (from p)"):
@@ -1011,7 +1017,7 @@ def test_html_in_a_prompt_is_shown_escaped():
     for text in html_texts(at):
         assert "<script>" not in text and "<b>bold" not in text
     # the helpers every page uses to put text into unsafe HTML escape it
-    for body in (chip(HOSTILE), chip(HOSTILE, visible_space=False),
+    for body in (chip(HOSTILE), chip(HOSTILE, visible_space=False), plain_text(HOSTILE),
                  colored_text([(HOSTILE, "accepted"), ("ok", "bonus")])):
         assert "<script>" not in body and "<b>" not in body
         assert html.escape("<script>") in body

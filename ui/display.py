@@ -138,5 +138,14 @@ def _line_ends_shown(text: str) -> str:
     return re.sub(r"\n[ \t]*", lambda m: visible(m.group()), text)
 
 
+def plain_text(text: str) -> str:
+    """Someone's own text as HTML: escaped, its line breaks and runs of spaces kept, and its
+    direction taken from its first letters (dir="auto"), so that a right-to-left message ends
+    at its left edge with its punctuation there. A line break is written as a character
+    reference: a blank line would end the HTML block, and markdown would take what follows."""
+    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;")
+    return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
+
+
 def html_block(body: str) -> None:
     st.markdown(f'<div class="tokens" style="line-height:2.1">{body}</div>', unsafe_allow_html=True)

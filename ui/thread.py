@@ -7,7 +7,7 @@ from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, write_reply
 
 from . import settings
-from .display import colored_text, html_block, metric_row, origin_legend
+from .display import colored_text, html_block, metric_row, origin_legend, plain_text
 from .models import get_pair
 
 
@@ -44,7 +44,7 @@ def asked() -> str | None:
 def show(question: str) -> None:
     """The question at once, then the reply in its bubble (written there, under a spinner)."""
     with st.chat_message("user"):
-        st.text(question)
+        st.markdown(plain_text(question), unsafe_allow_html=True)
     with st.chat_message("assistant"):
         reply = cached_reply(st.session_state.drafter, question, int(st.session_state.seed))
         # a reply cut at the length limit trails off, rather than seeming to end mid-sentence

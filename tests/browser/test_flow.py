@@ -244,6 +244,8 @@ def test_a_message_typed_into_the_thread_is_answered_as_written(page: Page):
     expect(page).to_have_url(re.compile(r"[?&]message=My(\+|%20)%3Cb%3Einvoice"))  # the link keeps it
     asked = page.get_by_test_id("stChatMessage").first
     expect(asked).to_contain_text("My <b>invoice</b> shows the wrong company name. My <b>")
+    # its direction follows its own letters: a right-to-left message ends at its left edge
+    expect(asked.locator('div[dir="auto"]')).to_contain_text("My <b>invoice</b>")
     expect(page.locator('[data-testid="stMain"] b', has_text="invoice")).to_have_count(0)
     expect(page.get_by_text("Target passes, speculative")).to_be_visible()
     no_exception(page)
