@@ -23,8 +23,22 @@ def _slanted_token_axis(fig: go.Figure) -> go.Figure:
     return fig.update_xaxes(autotickangles=[-40, -90])  # tried in turn, the angle left on "auto"
 
 
+def tick_name(text: str) -> str:
+    """A token's name under its bar; one of punctuation only (“.”, “:”) in quotes, as a lone dot
+    under a bar is hard to see."""
+    name = token_label(text)
+    return name if any(c.isalnum() or c in "␣↵⇥∅" for c in visible(text)) else f"“{name}”"
+
+
 def _names(tokens, labels) -> list[str]:
-    return [token_label(labels.get(int(t), f"#{t}")) for t in tokens]
+    return [tick_name(labels.get(int(t), f"#{t}")) for t in tokens]
+
+
+def _bold_drawn(fig: go.Figure, top: list[int], names: list[str], drawn: int, **where) -> None:
+    """Every token named under its bar (a narrow axis would skip every other name), the drawn
+    one in bold."""
+    fig.update_xaxes(tickmode="array", tickvals=names, **where,
+                     ticktext=[f"<b>{n}</b>" if t == drawn else n for t, n in zip(top, names)])
 
 
 def draft_chart(sc) -> Chart:
@@ -48,21 +62,39 @@ def draft_chart(sc) -> Chart:
                     marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],
                             "line": {"color": [U_COLOR if t == chosen else "rgba(0,0,0,0)" for t in top],
                                      "width": 2}},
-                    name="q(x)", showlegend=i == 0, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
-        # every token named, the drafted one in bold, as at step 2
-        fig.update_xaxes(tickmode="array", tickvals=names, row=1, col=i + 1,
-                         ticktext=[f"<b>{n}</b>" if t == chosen else n for t, n in zip(top, names)])
+                    name="q(x)", showlegend=False, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
+        _bold_drawn(fig, top, names, chosen, row=1, col=i + 1)  # as at step 2
         rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
                   "drafted": t == chosen} for t in top]
+    # the key in the drawn bars' colour and outline: a bar trace's own key takes its first bar's
+    # colour, the paler one of a token not drawn
+    fig.add_bar(x=[None], y=[None], row=1, col=1, name="q(x) of the drawn token", hoverinfo="skip",
+                marker={"color": Q_COLOR, "line": {"color": U_COLOR, "width": 2}})
     widest = max(float(sc.q_dists[i][t]) for i, top in enumerate(tops) for t in top)
     fig.update_yaxes(range=[0, widest * 1.05], nticks=4)
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
-    alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}."
+    alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}.{_tail_picks(sc, tops)}"
     fig = _slanted_token_axis(base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position",
                                           400))
     fig.update_layout(margin_r=30)  # the last panel's title, centred over it, may be wider than it
     return Chart(fig, rows, alt)
+
+
+def _tail_picks(sc, tops: list[list[int]]) -> str:
+    """Drafts from outside the draft's likeliest tokens: a sampled guess can come from q's long
+    tail, which the chart cannot show, and a pick with a tiny q is then no mistake."""
+    notes = []
+    for i, (chosen, top) in enumerate(zip(sc.draft_tokens, tops)):
+        if chosen in np.argsort(-sc.q_dists[i], kind="stable")[:len(top)]:
+            continue  # among the likeliest, as the chart shows them
+        held = float(sc.q_dists[i][top[:-1]].sum())
+        notes.append(f"at position {i + 1} the {len(top) - 1} likeliest tokens hold {held:.0%} of q, "
+                     f"and “{sc.label(chosen)}” came from the other {1 - held:.0%}, spread thinly over "
+                     "the rest of the vocabulary")
+    if not notes:
+        return ""
+    return " The draft samples its guesses rather than taking its favourites: " + "; ".join(notes) + "."
 
 
 def verify_chart(sc) -> Chart:
@@ -92,10 +124,9 @@ def verify_chart(sc) -> Chart:
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
         rows += [{"position": i + 1, "token": sc.label(t), "p": round(float(a), 4),
                   "q": round(float(b), 4)} for t, a, b in zip(top, p, q)]
-        # every token named, the drafted one in bold: left alone, plotly names every other
-        # token on a narrow panel, and that may skip the very guess being checked
-        fig.update_xaxes(tickmode="array", tickvals=names, row=1, col=i + 1,
-                         ticktext=[f"<b>{n}</b>" if t == drafted else n for t, n in zip(top, names)])
+        # left alone, plotly names every other token on a narrow panel, and that may skip the
+        # very guess being checked
+        _bold_drawn(fig, top, names, drafted, row=1, col=i + 1)
     betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
            + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
@@ -175,6 +206,7 @@ def correction_chart(sc) -> Chart:
         fig = go.Figure(go.Bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)",
                                marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top],
                                             "width": 3}))
+        _bold_drawn(fig, top, names, drawn)
         rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it "
@@ -200,6 +232,7 @@ def correction_chart(sc) -> Chart:
     fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual r",
                 marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top], "width": 3},
                 row=1, col=3)
+    _bold_drawn(fig, top, names, drawn)
     rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "q": round(float(q[t]), 4),
              "max(0, p-q)": round(float(leftover[t]), 4), "residual": round(float(residual[t]), 4),
              "drawn": t == drawn} for t in top]

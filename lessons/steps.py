@@ -24,6 +24,13 @@ class Step:
     question: str
     body: str  # markdown, written for this app
     takeaway: Callable[[Scenario], str]
+    # a round whose guesses were all kept, where the question and text above would ask about
+    # what did not happen: (question, body), or None where they fit every round
+    all_kept: tuple[str, str] | None = None
+
+    def text(self, sc: Scenario) -> tuple[str, str]:
+        """(question, body) for this round."""
+        return self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
 
 
 def _q(sc: Scenario, t: int) -> str:
@@ -88,8 +95,9 @@ def _drafter_average(sc: Scenario) -> str:
     alpha = getattr(drafter_quality(sc.drafter), "alpha", None)
     if alpha is None or sc.sampling != Sampling():
         return ""
-    return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f}: "
-            f"a checked guess is kept with chance α = {alpha:.2f}, β averaged over many positions.")
+    # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
+    return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f} "
+            f"tokens: a checked guess is kept with chance α = {alpha:.3f}, β averaged over many positions.")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
@@ -100,7 +108,7 @@ def _exact_takeaway(sc: Scenario) -> str:
     made = f"{n} tokens" if n > 1 else "1 token"
     return (f"This round gave {made} for one target pass, and every token follows Nimbus-large's "
             f"distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
-            f"would give {these:.2f} on average.{_drafter_average(sc)}")
+            f"would give {these:.2f} tokens on average.{_drafter_average(sc)}")
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
@@ -156,9 +164,9 @@ STEPS = (
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
-         "draw a uniform **u** in [0, 1) and keep x when u falls below that line. If the target "
-         "likes x at least as much as the draft did (**p ≥ q**), the line sits at 1 and the guess "
-         "is always kept. "
+         "draw a uniform **u** in [0, 1) and keep x when u falls below min(1, p/q), where the green "
+         "bar below ends. If the target likes x at least as much as the draft did (**p ≥ q**), the "
+         "green bar reaches 1 and the guess is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
@@ -169,7 +177,17 @@ STEPS = (
          "a distribution **r**. Only tokens the draft under-sold have any weight "
          f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
-         "token.", _correct_takeaway),
+         "token.", _correct_takeaway,
+         all_kept=("Nothing was rejected: where does the extra token come from?",
+                   f"All {GUESSES} guesses of this round were kept, so there is nothing to correct. The "
+                   "pass that checked them also gave Nimbus-large's **p** for the slot after the last "
+                   "guess (step 2), and a **bonus** token is drawn straight from it: one more token "
+                   "without another pass. In a round with a rejection, the rejected guess is replaced "
+                   "instead, and not by a fresh draw from p, which would over-give the tokens the draft "
+                   "over-offered (**q > p**): they already reached their full share p through the keep "
+                   "route. The replacement comes from **r**, the amounts **max(0, p(x) − q(x))** the "
+                   "draft under-offered, divided by their total **Z**. Roll again for a round with a "
+                   "rejection to see r.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "

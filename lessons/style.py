@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import unicodedata
 
 P_COLOR = "#0072B2"  # p, the target (Nimbus-large): blue
 Q_COLOR = "#E69F00"  # q, the draft (Nimbus-mini): orange
@@ -25,9 +26,24 @@ FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 CHART_TEXT = "#4A4D57"
 
 
+_WHITESPACE = {" ": "␣", "\n": "↵", "\t": "⇥"}
+_UNSEEN = ("Zs", "Zl", "Zp", "Cc", "Cf")  # spaces, line ends, control and format characters
+
+
+def marked_unseen(text: str) -> str:
+    """`text` with every character that prints nothing, other than a plain space, a newline or
+    a tab (another space such as U+2001, a zero-width or a direction character, a control
+    character), written as its code point, ⟨U+2001⟩; and a combining mark that opens it set on
+    a dotted circle, ◌́. Without this, a token made of such characters is an empty box."""
+    shown = "".join(f"⟨U+{ord(c):04X}⟩" if unicodedata.category(c) in _UNSEEN and c not in _WHITESPACE
+                    else c for c in text)
+    return "◌" + shown if shown and unicodedata.combining(shown[0]) else shown
+
+
 def visible(text: str) -> str:
-    """A token's text with its whitespace made visible: spaces as '␣', newlines as '↵'."""
-    return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or "∅"
+    """A token's text with everything in it visible: spaces as '␣', newlines as '↵', tabs as
+    '⇥', and other characters that print nothing as in `marked_unseen`; nothing at all as '∅'."""
+    return "".join(_WHITESPACE.get(c, c) for c in marked_unseen(text)) or "∅"
 
 
 def token_label(text: str) -> str:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
 from specdec_core.engine import generate
-from specdec_core.inputs import clip_prompt
+from specdec_core.inputs import clip_prompt, is_blank
 
 from .text import token_pieces
 
@@ -62,7 +62,7 @@ def fit_question(text: str) -> tuple[str, str | None]:
 
 
 def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Reply:
-    if not question.strip():
+    if is_blank(question):
         raise ValueError("the question is empty")
     result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
                       REPLY_TEMPERATURE, seed=seed)

@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import unicodedata
 from pathlib import Path
 
 SCORE_MAX_TOKENS = 8192  # how much of a user's text quality.score_text reads unless told otherwise
+
+
+def is_blank(text: str) -> bool:
+    """Whether `text` shows nothing: it has no character outside the separators (spaces, line
+    ends) and the control and format characters (a zero-width space, say)."""
+    return all(unicodedata.category(c)[0] in "ZC" for c in text)
 
 
 def read_text(path: str | Path) -> str:
@@ -24,7 +31,7 @@ def read_text(path: str | Path) -> str:
         raise ValueError(f"{path} is not UTF-8 text (byte {err.start}); save it as UTF-8") from None
     except OSError as err:
         raise ValueError(f"cannot read {path}: {err.strerror}") from None
-    if not text.strip():
+    if is_blank(text):
         raise ValueError(f"{path} is empty: give it some text")
     return text
 

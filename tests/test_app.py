@@ -31,6 +31,7 @@ from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
 from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
+from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import speculative_round
 from lessons.style import ORIGIN_COLORS, visible
@@ -300,6 +301,8 @@ TAMPERED = [
     ("thread", "message", " ", lessons.thread.QUESTIONS[0]),
     ("thread", "message", "\n\t\n", lessons.thread.QUESTIONS[0]),  # line ends and a tab only
     ("playground", "prompt", "\r\n", DEFAULT_PROMPT),
+    ("thread", "message", "\u200b\u200b", lessons.thread.QUESTIONS[0]),  # zero-width spaces only
+    ("race", "prompt", "\u2001\u202e", DEFAULT_PROMPT),  # an em quad and a direction mark
 ]
 
 
@@ -312,8 +315,8 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1, warnings
     assert f"`{param}=" in warnings[0] and "Ignored" in warnings[0]
-    if not raw.strip():  # a blank value is seen, not an empty box (a carriage return as �)
-        assert f"`{param}={visible(raw).replace(chr(13), '�')}`" in warnings[0]
+    if is_blank(raw):  # a blank value is seen, not an empty box
+        assert f"`{param}={visible(raw)}`" in warnings[0]
     said = {False: "off", True: "on"}.get(default) if isinstance(default, bool) else \
         f"“{default}”" if isinstance(default, str) else str(default)
     assert f"Using {said} instead." in warnings[0]  # the default as the reader knows it
@@ -918,6 +921,12 @@ def test_a_newline_token_is_seen_and_breaks_the_line():
     assert "x = 1" in colored_text([("x = 1", "accepted")])  # spaces inside a line stay spaces
     # lines break between tokens, not inside one
     assert body.count("<wbr>") == 2 and body.count("white-space:pre") == 3
+
+
+def test_a_token_that_prints_nothing_still_shows_what_it_is():
+    body = colored_text([("\u2001\u2001", "correction"), ("\u0301", "accepted"), ("a\u200bb", "bonus")])
+    assert "⟨U+2001⟩⟨U+2001⟩" in body and ">◌\u0301<" in body and "a⟨U+200B⟩b" in body
+    assert "\u2001" not in body.split('class="sr-only"')[0]  # the chips; the spoken text is as written
 
 
 def test_someones_own_text_keeps_its_lines_and_its_direction():

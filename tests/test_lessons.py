@@ -18,8 +18,9 @@ from lessons.playground import summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import (coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, token_label,
+from lessons.style import (Q_COLOR, U_COLOR, coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, token_label,
                            visible)
+from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
@@ -99,10 +100,20 @@ def assert_escaped(fig) -> None:
 
 # --- figure builders -----------------------------------------------------------------------
 
+def test_a_label_shows_every_character_and_blank_means_nothing_shows():
+    assert visible(" a\n\tb") == "␣a↵⇥b" and visible("") == "∅"
+    assert visible("\u2001x\u202e\r") == "⟨U+2001⟩x⟨U+202E⟩⟨U+000D⟩"  # no empty box, no reversal
+    assert visible("\u0301") == "◌\u0301" and visible("e\u0301") == "e\u0301"  # a lone accent, on ◌
+    assert all(is_blank(t) for t in ("", " \n", "\u200b\u200b", "\u2001\u202e", "\r\n\u00a0"))
+    assert not any(is_blank(t) for t in ("a", " \u200b.", "\u0301", "😀"))
+
+
 def test_draft_chart(rejected):
     sc = rejected
     chart = figures.draft_chart(sc)
-    assert len(chart.figure.data) == GAMMA
+    assert len(chart.figure.data) == GAMMA + 1  # a panel's bars each, and the key
+    (key,) = [t for t in chart.figure.data if t.showlegend is not False]
+    assert key.marker.color == Q_COLOR and key.marker.line.color == U_COLOR  # as the drawn bars
     assert n_subplots(chart.figure) == GAMMA
     assert len(chart.figure.layout.annotations) == GAMMA  # one title per drafted position
     assert len(chart.rows) == 5 * GAMMA
@@ -121,7 +132,7 @@ def test_draft_chart(rejected):
     assert max(r["q"] for r in chart.rows) <= axes[0].range[1]
     # each panel names its own tokens under its bars, the drafted one in bold
     for i, (ax, t) in enumerate(zip(chart.figure.select_xaxes(), sc.draft_tokens)):
-        assert f"<b>{token_label(SHOWN[t])}</b>" in ax.ticktext and len(ax.ticktext) == 5
+        assert f"<b>{figures.tick_name(LABELS[t])}</b>" in ax.ticktext and len(ax.ticktext) == 5
 
 
 def test_verify_chart(rejected):
@@ -152,7 +163,7 @@ def assert_drafts_named_in_bold(chart, sc) -> None:
         assert axis.tickmode == "array" and len(axis.tickvals) == len(axis.ticktext) == 5
         bold = [text for text in axis.ticktext if text.startswith("<b>")]
         if i < sc.gamma:
-            assert bold == [f"<b>{token_label(LABELS[sc.draft_tokens[i]])}</b>"]
+            assert bold == [f"<b>{figures.tick_name(LABELS[sc.draft_tokens[i]])}</b>"]
         else:
             assert bold == []  # the bonus slot has no draft
 
@@ -165,6 +176,17 @@ def test_verify_chart_shows_a_draft_outside_the_top_five():
     chart = figures.verify_chart(sc)
     assert SHOWN[7] in [r["token"] for r in chart.rows if r["position"] == 1]
     assert_drafts_named_in_bold(chart, sc)
+
+
+def test_a_draft_from_the_tail_of_q_is_explained_under_the_draft_chart(rejected):
+    """Token 7 holds 1/36 of q at the first position, outside the five the chart shows first:
+    the caption says where it came from. A round of likely drafts gets no such sentence."""
+    low = [5, 5, 5, 5, 5, 5, 5, 1]
+    sc = make_scenario(drafts=(7, 0, 0), q_rows=[low, low, low], p_rows=[low, low, low, low])
+    alt = figures.draft_chart(sc).alt
+    assert f"at position 1 the 4 likeliest tokens hold 56% of q, and “{SHOWN[7]}” came from the other 44%" in alt
+    assert "position 2" not in alt.split("rather than")[1]  # token 0 is among the likeliest there
+    assert "rather than taking its favourites" not in figures.draft_chart(rejected).alt
 
 
 def coin_points(chart):
@@ -241,6 +263,15 @@ def test_correction_chart_after_a_rejection(rejected):
     assert chart.rows[0]["token"] == SHOWN[rec.checks[-1].token]  # the rejected draft leads
     assert f"“{SHOWN[rec.checks[-1].token]}” was rejected" in chart.alt
     assert f"“{SHOWN[rec.last_token]}”" in chart.alt and f"Z = {z:.2f}" in chart.alt
+    # every token named under each panel (a phone's narrow axis would skip some), the drawn one in bold
+    for axis in chart.figure.select_xaxes():
+        assert axis.tickmode == "array" and len(axis.ticktext) == len(chart.rows)
+        assert [t for t in axis.ticktext if t.startswith("<b>")] == [f"<b>{figures.tick_name(LABELS[rec.last_token])}</b>"]
+
+
+def test_a_punctuation_token_is_named_in_quotes_under_its_bar():
+    assert [figures.tick_name(t) for t in ('."', ":", "&", " the", "\n", "<s>")] == \
+        ["“.\"”", "“:”", "“&amp;”", "␣the", "↵", "&lt;s&gt;"]
 
 
 def test_correction_chart_says_how_much_of_r_lies_off_the_chart(rejected):
@@ -438,7 +469,7 @@ def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
 def test_speedup_and_position_charts():
     chart = playground_figures.speedup_chart(0.8, 0.1, 4)
     assert len(chart.figure.data) == 3  # tokens per pass, speed-up, your γ
-    assert [r["gamma"] for r in chart.rows] == list(range(1, 9))
+    assert [r["γ"] for r in chart.rows] == list(range(1, 9))
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
     assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
@@ -447,15 +478,16 @@ def test_speedup_and_position_charts():
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
     chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
     assert [t.name for t in chart.figure.data][-2:] == ["speed-up at the measured costs", "your γ"]
-    here = [r["speed-up at the measured costs"] for r in chart.rows]
+    here = [r[playground_figures.MEASURED] for r in chart.rows]
     assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
     assert chart.figure.data[-1].y[0] == pytest.approx(here[3], abs=1e-3)
     best_here = 1 + int(np.argmax(here))
-    assert best_here < 1 + int(np.argmax([r["speed-up"] for r in chart.rows]))
+    assert best_here < 1 + int(np.argmax([r["speed-up, free check"] for r in chart.rows]))
     assert f"at the measured costs peaks at γ = {best_here}" in chart.alt
+    assert f"At your γ = 4 it is {here[3]:.2f}x." in chart.alt  # not the peak: said where it stands
     # a drafter that never pays off is not said to peak
     slow = playground_figures.speedup_chart(0.1, 0.5, 4, verify=verify)
-    assert max(r["speed-up at the measured costs"] for r in slow.rows) < 1
+    assert max(r[playground_figures.MEASURED] for r in slow.rows) < 1
     assert "peaks" not in slow.alt
     assert "slower at the measured costs than Nimbus-large alone at every γ" in slow.alt
     assert "loses least at γ = 1 (" in slow.alt
@@ -638,7 +670,7 @@ def test_all_five_takeaways_render(which, request):
     assert f"gave {n} tokens for one target pass" in texts[4]
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
-    assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} on average" in texts[4]
+    assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} tokens on average" in texts[4]
     assert "In general" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
@@ -688,8 +720,11 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
     average = expected_tokens_per_round(alpha, 3)
-    assert f"In general, Nimbus-mini's rounds give {average:.2f}: a checked guess is kept with chance " \
-           f"α = {alpha:.2f}" in text
+    assert f"In general, Nimbus-mini's rounds give {average:.2f} tokens: a checked guess is kept with " \
+           f"chance α = {alpha:.3f}" in text
+    # worked from the α shown, the closed form gives the average shown
+    shown = float(text.split("α = ")[1][:5])
+    assert f"{expected_tokens_per_round(shown, 3):.2f}" == f"{average:.2f}"
     # the table's alpha is at temperature 1: at another temperature the clause is left out
     cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
     assert "In general" not in step(5).takeaway(cooler)

@@ -7,7 +7,7 @@ import re
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, legible, lifted_title
-from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, token_label, visible
+from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, marked_unseen, token_label, visible
 
 
 _MARKDOWN = re.compile(r"([\\`*_$\[\]~<>#|])")
@@ -93,7 +93,8 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     """(text, origin) pairs as coloured spans; the colour is the distribution a token came from,
     and the underline tells the same apart without colour. A newline inside a token shows as ↵
     in its chip and breaks the line after the chip, so a token that is only a newline is still
-    seen. A token with no text of its own still gets a chip, so that the chips add up to the
+    seen, and a character that prints nothing shows its code point (`marked_unseen`). A token with
+    no text of its own still gets a chip, so that the chips add up to the
     counts beside them: a narrow one for part of a character the next token completes (an emoji
     can take several tokens), and "end" for the end of the text. Lines break between tokens,
     never inside one: a token's leading space wrapped alone onto a line would show as an empty
@@ -117,7 +118,7 @@ def _token_chip(text: str, origin: str, last: bool) -> str:
     if not text:
         return chip("", color, title=f"{kind}: part of the character the next token completes",
                     visible_space=False, line=line, style="display:inline-block;width:0.5em;padding:1px 0")
-    return (chip(_line_ends_shown(text), color, title=kind, visible_space=False, line=line,
+    return (chip(_line_ends_shown(marked_unseen(text)), color, title=kind, visible_space=False, line=line,
                  style="white-space:pre") + "<br>" * text.count("\n"))
 
 

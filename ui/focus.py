@@ -56,22 +56,23 @@ _SCRIPT = """<script>
 </script>"""
 
 
-def after_click(*labels: str, show: str | None = None, always: bool = False) -> None:
+def after_click(*labels: str, show: str | None = None, to_top: bool = False, always: bool = False) -> None:
     """Call from a click's callback: after the rerun, should the focus have dropped (or
     `always`), it goes to the first enabled button in the page's main area whose text is one
     of `labels`.
     `show`: a CSS selector of the element to scroll to the top of the view if the page is
-    scrolled past it; a page that shows it already keeps its title in view."""
+    scrolled past it; a page that shows it already keeps its title in view, unless `to_top`
+    (a projector's short screen, where the title would leave no room for the new content)."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
-    st.session_state[_PENDING] = (labels, show, always)
+    st.session_state[_PENDING] = (labels, show, to_top, always)
 
 
 def restore() -> None:
     """Call once, at the end of the page: carries out the last after_click."""
     pending = st.session_state.pop(_PENDING, None)
     if pending:
-        labels, show, always = pending
-        _run(labels, show, to_top=False, always=always)
+        labels, show, to_top, always = pending
+        _run(labels, show, to_top=to_top, always=always)
 
 
 def show_now(selector: str) -> None:

@@ -8,6 +8,7 @@ from lessons.playground import summarize
 from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.engine import generate
+from specdec_core.inputs import is_blank
 from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_quality
 
@@ -61,7 +62,7 @@ def render() -> None:
     get_pair(st.session_state.drafter)
     settings.save_playground()
     prompt = st.session_state.prompt
-    if not prompt.strip():
+    if is_blank(prompt):
         st.info("Type a prompt to continue.")
         return
     s = st.session_state

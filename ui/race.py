@@ -15,6 +15,7 @@ from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import stream
+from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
 from . import focus, settings
@@ -160,7 +161,7 @@ def render() -> None:
     settings.save_race()
     _suggest_best_gamma()
     focus.restore()
-    if not st.session_state.prompt.strip():
+    if is_blank(st.session_state.prompt):
         st.info("Type a prompt to race on.")
         return
     if not st.button("Start the race", type="primary", icon=":material/sports_score:"):

@@ -5,6 +5,7 @@ import streamlit as st
 
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, write_reply
+from specdec_core.inputs import is_blank
 
 from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend, plain_text
@@ -35,7 +36,7 @@ def asked() -> str | None:
     cut = s.pop("message_cut", None)
     if cut:
         st.warning(cut, icon=":material/content_cut:")
-    if not s.message or not s.message.strip():
+    if is_blank(s.message or ""):
         st.info("Type a customer message to see the reply.")
         return None
     return s.message

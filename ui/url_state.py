@@ -16,6 +16,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from lessons.style import visible
+from specdec_core.inputs import is_blank
 
 MAX_SEED = 2**31 - 1
 _WRITTEN = "_url_written"  # every link a run on this page ended with, as frozensets of items
@@ -81,7 +82,7 @@ def bool_param(name: str, default: bool = False) -> Param:
 
 def text_param(name: str, default: str, max_chars: int) -> Param:
     def parse(raw: str) -> str:
-        if not raw.strip() or len(raw) > max_chars:
+        if is_blank(raw) or len(raw) > max_chars:
             raise ValueError
         return raw
     return Param(name, default, parse, f"non-empty text of at most {max_chars} characters")
@@ -93,7 +94,7 @@ def _shown(value: Any) -> str:
     backtick, which would close the span and let the rest be read as markdown, becomes ˋ. A
     blank value shows its spaces, tabs and line ends as ␣, ⇥ and ↵ (or ∅ when empty): as it is,
     the span would look empty."""
-    text = str(value) if str(value).strip() else visible(str(value))
+    text = visible(str(value)) if is_blank(str(value)) else str(value)
     text = "".join("�" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") else c
                    for c in text).replace("`", "ˋ")
     return text if len(text) <= 40 else text[:37] + "…"
@@ -172,7 +173,7 @@ def save(params: list[Param]) -> None:
     for p in params:
         value = st.session_state.get(p.name, p.default)
         saved[p.name] = value
-        if value == p.default or (isinstance(value, str) and not value.strip()):
+        if value == p.default or (isinstance(value, str) and is_blank(value)):
             if p.name in st.query_params:
                 del st.query_params[p.name]
         else:

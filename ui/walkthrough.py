@@ -27,7 +27,9 @@ STEP_TOP = "#step-top"
 
 def _go(delta: int) -> None:
     # on the first or last step the button pressed is disabled: then the other one
-    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")), show=STEP_TOP)
+    # in instructor mode the step's first line goes to the top, above the new chart
+    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")), show=STEP_TOP,
+                      to_top=bool(st.session_state.get("present")))
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
@@ -226,8 +228,9 @@ def render() -> None:
     # in predict-first mode, nothing on step 3 may give away a coin flip before it is revealed
     revealed = _revealed(sc) if number == 3 and st.session_state.get("predict") else None
     _header(sc, number, revealed)
-    st.header(current.question)
-    st.markdown(current.body)
+    question, body = current.text(sc)
+    st.header(question)
+    st.markdown(body)
     _step_body(sc, number)
     if revealed is not None and revealed < len(sc.record.checks):
         st.info("Flip every coin to see what this round kept.", icon=":material/lightbulb:")
