@@ -8,6 +8,7 @@ from typing import Callable
 from specdec_core import engine, sampling
 
 from .scenario import Scenario
+from .style import significant
 
 SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_probability,
          sampling.residual_distribution, sampling.sample)
@@ -18,7 +19,7 @@ AROUND = (engine.iter_speculative, engine.run_round, engine.propose, engine.veri
 def _apart(a: float, b: float) -> tuple[str, str]:
     """Two values in three significant digits, or more where three would make them look equal."""
     for digits in (3, 5, 8):
-        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        shown = significant(a, digits), significant(b, digits)
         if shown[0] != shown[1] or a == b:
             break
     return shown
@@ -27,11 +28,12 @@ def _apart(a: float, b: float) -> tuple[str, str]:
 def _checks(sc: Scenario) -> list[str]:
     """One note per coin flip: on one line they would wrap past the code's indentation."""
     # significant digits: a drafted token's p or q can be far below 0.01, and the ratio only
-    # makes sense when both are shown as they are
+    # makes sense when both are shown as they are (in decimals, as the walkthrough writes them)
     notes = []
     for c in sc.record.checks:
         line, u = _apart(c.accept_prob, c.u)
-        notes.append(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {c.p:.3g}/{c.q:.3g}) = {line}, "
+        notes.append(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {significant(c.p, 3)}/"
+                     f"{significant(c.q, 3)}) = {line}, "
                      f"u = {u} → {'keep' if c.accepted else 'reject'}")
     return notes
 

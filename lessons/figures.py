@@ -287,11 +287,18 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, draws: in
     names = _names(tokens, labels)
     palette = {"accept-or-correct": OVERLAP_COLOR, "accept every draft": Q_COLOR,
                "resample from p on reject": REJECT_COLOR}
+    # numbered slots named by their ticks, so that p can be drawn as a line across each token's
+    # whole group of bars: it is what every bar of the group is measured against
+    slots = list(range(len(tokens)))
     fig = go.Figure()
     for rule, f in freqs.items():
-        fig.add_bar(x=names, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR))
-    fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
-                    marker={"symbol": "line-ew", "size": 30, "line": {"width": 4, "color": P_COLOR}})
+        fig.add_bar(x=slots, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR),
+                    customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra>" + rule + "</extra>")
+    reach = 0.45  # half a group's width: plotly's groups take 0.8 of a slot, a little more here
+    fig.add_scatter(x=[x for i in slots for x in (i - reach, i + reach, None)],
+                    y=[y for t in tokens for y in (p[t], p[t], None)], mode="lines", name="p(x), the target",
+                    line={"width": 4, "color": P_COLOR}, hoverinfo="skip")
+    fig.update_xaxes(tickmode="array", tickvals=slots, ticktext=names)
     fig = base_layout(fig, f"{draws:,} simulated draws at this position: which rule reproduces p?", 380)
     rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": round(float(p[t]), 4),
              **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]

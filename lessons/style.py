@@ -93,15 +93,15 @@ def ratio_pair(p: float, q: float) -> tuple[str, str]:
     p, q = float(p), float(q)
     said = prob_text(min(1.0, p / q))
     if said.startswith("<") and prob_text(p).startswith("<"):  # "p < 0.001, q = 0.412, so … < 0.001"
-        return prob_text(p), _figures(q, 3)
+        return prob_text(p), significant(q, 3)
     for figures in range(3, 10):
-        shown = _figures(p, figures), _figures(q, figures)
+        shown = significant(p, figures), significant(q, figures)
         if prob_text(min(1.0, float(shown[0]) / float(shown[1]))) == said:
             break
     return shown
 
 
-def _figures(x: float, figures: int) -> str:
+def significant(x: float, figures: int) -> str:
     """x to `figures` significant figures, never in scientific notation."""
     if x == 0:
         return "0"

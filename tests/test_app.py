@@ -279,6 +279,8 @@ def test_a_link_sets_the_sliders_to_values_they_can_show():
 
 TAMPERED = [
     ("walkthrough", "step", "99", 1),
+    ("walkthrough", "step", "\u0663", 1),  # an Arabic-Indic 3, which Python's int() would read
+    ("playground", "temperature", "\uff10.5", 1.0),  # a full-width 0
     ("walkthrough", "seed", "abc", DEFAULT_SEED),
     ("walkthrough", "seed", "-5", DEFAULT_SEED),
     ("walkthrough", "drafter", "evil", None),  # None: default_drafter(), known only at run time
@@ -838,6 +840,9 @@ def test_a_lost_race_is_worked_out_from_the_measured_costs():
     # worked from the figures as shown: 3.84 × 0.104 + 1.546 is 1.945, but 3.8 × 0.10 + 1.55 = 1.93
     assert "3.8 × 0.10 + 1.55 = 1.93 passes" in ui.race.slower_note(1.78, 3.84, 4, 0.104, 1.546)
     assert ui.race.slower_note(1.78, 3.9, 4, None, 1.55) == "" == ui.race.slower_note(1.78, 3.9, 4, 0.1, None)
+    # a race whose own clocks disagree with the count says so; one within a race's scatter does not
+    assert "This race's own clocks gave 0.99x" in ui.race.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
+    assert "own clocks" not in ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
 
 
 def test_a_race_the_pair_loses_says_why(monkeypatch):

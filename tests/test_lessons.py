@@ -18,8 +18,8 @@ from lessons.playground import summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import (Q_COLOR, U_COLOR, coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, token_label,
-                           visible)
+from lessons.style import (Q_COLOR, U_COLOR, coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says,
+                           significant, visible)
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
@@ -444,6 +444,12 @@ def test_monte_carlo_chart(rejected):
         assert f"{rule}: {montecarlo.grouped_distance(f, p, tokens):.3f}" in chart.alt
     assert "2,000" in chart.alt
     assert_escaped(chart.figure)
+    # p spans each token's whole group of bars, at p's height, under the token's name
+    line = chart.figure.data[-1]
+    for i, t in enumerate(tokens):
+        (left, right), (y0, y1) = line.x[3 * i:3 * i + 2], line.y[3 * i:3 * i + 2]
+        assert left < i - 0.4 and right > i + 0.4 and y0 == y1 == pytest.approx(p[t])
+    assert list(chart.figure.layout.xaxis.ticktext) == [figures.tick_name(LABELS[t]) for t in tokens]
 
 
 def test_speed_rows_are_numbered_by_the_run_that_measured_them():
@@ -607,9 +613,10 @@ def test_every_anchor_is_in_the_running_source():
 
 
 def test_a_coin_flip_and_its_line_never_read_as_equal_in_the_code():
-    assert code_lesson._apart(0.4712, 0.4698) == ("0.471", "0.47")
+    assert code_lesson._apart(0.4712, 0.4698) == ("0.471", "0.470")
     assert code_lesson._apart(0.47123, 0.47119) == ("0.47123", "0.47119")
-    assert code_lesson._apart(1.0, 1.0) == ("1", "1")
+    assert code_lesson._apart(1.0, 1.0) == ("1.00", "1.00")
+    assert code_lesson._apart(1.02e-6, 0.6) == ("0.00000102", "0.600")  # decimals, as the walkthrough
 
 
 def test_annotate_marks_the_check_line_with_u(rejected):
@@ -618,7 +625,7 @@ def test_annotate_marks_the_check_line_with_u(rejected):
     checks = rejected.record.checks
     assert len(notes) == len(checks) > 1  # one note per coin flip
     for c, note in zip(checks, notes):
-        assert f"u = {c.u:.3g}" in note and f"min(1, {c.p:.3g}/{c.q:.3g})" in note
+        assert f"u = {significant(c.u, 3)}" in note and f"min(1, {significant(c.p, 3)}/{significant(c.q, 3)})" in note
         assert note.endswith("keep" if c.accepted else "reject")
     annotated = {line.strip(): n for line, n in rows if n}
     assert len(annotated) == len(code_lesson.ANCHORS)

@@ -231,26 +231,35 @@ def results(race: Race) -> None:
         if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
             cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
             note = slower_note(per_pass, spec.drafted / spec.passes, race.gamma, cost,
-                               saved_verify_costs().get(race.gamma))
+                               saved_verify_costs().get(race.gamma), raced=speedup)
         if note:
             st.caption(note)
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
-                verify: float | None) -> str:
+                verify: float | None, raced: float | None = None) -> str:
     """Why the pair lost a race without the early stop, worked out from the costs on the So what
     page (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma` drafts),
-    with the figures as shown; "" where either was not measured."""
+    with the figures as shown; "" where either was not measured. `raced`: the race's own
+    speed-up, which the note names where the count misses it by more than a race's scatter."""
     if cost is None or verify is None:
         return ""
     drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
+    counted = per_pass / spent
+    apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
+        f" This race's own clocks gave {raced:.2f}x: So what's costs were measured by `make bench` "
+        "in one quiet run, and a pass's cost on this machine moves with its load.")
     return (f"Why the pair lost, by the costs on the So what page: a draft step costs about {cost:.2f} "
             f"of a Nimbus-large pass, and the pass that checks {gamma} drafts about {verify:.2f} passes. "
             f"A round of {drafts:.1f} drafts so cost about {drafts:.1f} × {cost:.2f} + {verify:.2f} = "
-            f"{spent:.2f} passes and bought {per_pass:.2f} tokens: {per_pass / spent:.2f}x by that count. "
+            f"{spent:.2f} passes and bought {per_pass:.2f} tokens: {counted:.2f}x by that count.{apart} "
             "Fewer drafts a round, with a smaller γ or the early stop, waste less on guesses the target "
             "rejects.")
+
+
+# how far one race's speed-up moves from run to run (race_note says "a tenth or two")
+RACE_SCATTER = 0.15
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up

@@ -40,9 +40,17 @@ def _on_grid(value: float, lo: float, hi: float, step: float) -> bool:
     return lo <= value <= hi and abs(steps - round(steps)) < 1e-6
 
 
+def _ascii(raw: str) -> str:
+    """A number as a link writes it: Python reads other scripts' digits too (٣ as 3), which a
+    link's reader would not take for a number."""
+    if not raw.isascii():
+        raise ValueError
+    return raw.strip()
+
+
 def int_param(name: str, default: int, lo: int, hi: int, step: int = 1) -> Param:
     def parse(raw: str) -> int:
-        value = int(raw.strip())
+        value = int(_ascii(raw))
         if not _on_grid(value, lo, hi, step):
             raise ValueError
         return value
@@ -54,7 +62,7 @@ def float_param(name: str, default: float, lo: float, hi: float, step: float) ->
     """A slider's number: a link may set only the values the slider itself can show, so that
     1e-300 or 0.123456 never reaches the models."""
     def parse(raw: str) -> float:
-        value = float(raw.strip())
+        value = float(_ascii(raw))
         if not _on_grid(value, lo, hi, step):
             raise ValueError
         return round(lo + round((value - lo) / step) * step, 6)

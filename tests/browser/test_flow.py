@@ -393,14 +393,15 @@ def assert_labels_apart(page: Page, where: str, least: int) -> None:
 
 
 def test_chart_titles_do_not_overlap_on_a_phone(new_context):
-    """Steps 1 and 2 set four and five panels side by side, and So what two; on a 390-pixel
-    screen every panel's titles stay clear of their neighbours'."""
+    """Steps 1, 2 and 4 set four, five and three panels side by side, and So what two; on a
+    390-pixel screen every panel's titles stay clear of their neighbours', in instructor mode's
+    large type too."""
     page = new_context(viewport=PHONE).new_page()
-    for k in (1, 2):
-        page.goto(f"/?step={k}" if k > 1 else "/")
+    for k, present in ((1, "0"), (2, "0"), (4, "0"), (1, "1"), (2, "1"), (4, "1")):
+        page.goto(f"/?step={k}&present={present}")
         at_step(page, k, timeout=FIRST_LOAD_MS)
         page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
-        assert_labels_apart(page, f"step {k}", least=4)
+        assert_labels_apart(page, f"step {k}, instructor mode {present}", least=3)
     page.goto("/so_what")
     expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
     settled(page)
