@@ -264,10 +264,11 @@ def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Ch
     corrected = (1.0 - kept.sum()) * residual
     names = _names(tokens, labels)
     fig = go.Figure()
+    # each key on two lines: on one, a phone in instructor mode's large type cut it off
     fig.add_bar(x=names, y=[kept[t] for t in tokens], marker_color=OVERLAP_COLOR,
-                name="drafted and kept: q(x)·min(1, p/q)")
+                name="drafted and kept:<br>q(x)·min(1, p/q)")
     fig.add_bar(x=names, y=[corrected[t] for t in tokens], marker_color=RESIDUAL_COLOR,
-                name="rejected, then corrected: (1 − β)·r(x)")
+                name="rejected, then corrected:<br>(1 − β)·r(x)")
     fig.add_scatter(x=names, y=[p[t] for t in tokens], mode="markers", name="p(x), the target",
                     marker={"symbol": "line-ew", "size": 34, "line": {"width": 4, "color": P_COLOR}})
     where = f" at drafted position {position}" if position else ""

@@ -97,7 +97,8 @@ class CPULinear(nn.Linear):
             out = torch.ops.quantized.linear_dynamic_fp16(rows.contiguous(), self._half_packed())
             out = out if self.bias is None else out + self.bias
         else:
-            out = torch.ops.mkldnn._linear_pointwise(rows.contiguous(), self._packed(), self.bias, "none", [], "")
+            out = torch.ops.mkldnn._linear_pointwise(rows.contiguous(), self._packed(), self.bias,
+                                                     "none", [], "")
         return out.reshape(*x.shape[:-1], self.out_features)
 
     def product_for(self, n: int) -> str:
@@ -175,11 +176,11 @@ def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int,
     one where every weight is made of float16 values, and the streamed one up to STREAM_ROWS
     rows); then let every float32 CPULinear of the model take, for each row count, the product
     that was fastest, or the library's where no other beat it by MARGIN, and drop the copies of
-    the weights that no row count reads. Each product runs `turns` timed passes in a row after an untimed one, and the
-    fastest counts, as decoding repeats one product pass after pass (the weights it reads stay
-    warm; passes alternating between two copies of the weights would time something decoding
-    never does). Returns {rows: product}. In a model with no such layer nothing is timed and
-    the default stays."""
+    the weights that no row count reads. Each product runs `turns` timed passes in a row after
+    an untimed one, and the fastest counts, as decoding repeats one product pass after pass
+    (the weights it reads stay warm; passes alternating between two copies of the weights would
+    time something decoding never does). Returns {rows: product}. In a model with no such
+    layer nothing is timed and the default stays."""
     layers = _float32_cpu_layers(model)
     if not layers:
         return dict(CPULinear.row_products)

@@ -45,7 +45,8 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     apply_base_styles()
     chart_names.install()
     apply_presentation(st.session_state.present, esc=not typing)
-    settings.show_problems(problems)
     st.title(title)
     if caption:
         st.caption(caption)
+    # under the title, where each page shows what its own link parameters got wrong
+    settings.show_problems(problems)

@@ -304,6 +304,21 @@ def test_instructor_mode_hides_the_sidebar_until_left(page: Page):
     no_exception(page)
 
 
+def test_instructor_mode_brings_each_new_step_to_the_top_of_a_projector(page: Page):
+    """At 1366×768 in large type the title and the lesson's summary fill most of the screen: a
+    step changed with the arrow keys starts at the top, so its chart comes into view."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_walkthrough(page, "?present=1")
+    at_step(page, 1)
+    for k in (2, 3):
+        page.get_by_role("heading", name="Faster, not different").click()
+        page.keyboard.press("ArrowRight")
+        at_step(page, k)
+        page.wait_for_function("() => { const s = document.querySelector('#step-top');"
+                               " return s && s.getBoundingClientRect().top < 150; }", timeout=RUN_MS)
+    no_exception(page)
+
+
 def test_instructor_mode_shows_the_round_s_link_for_the_class(page: Page):
     """The address bar's link carries present=1; the one shown for the class must not."""
     page.goto("/?step=3&seed=130&present=1")
@@ -415,13 +430,23 @@ _CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"] 
   .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
 
 
+# legend entries that run past the right edge of their chart
+_CUT_LEGENDS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .flatMap(chart => [...chart.querySelectorAll('.legend .legendtext')]
+    .filter(t => t.getBoundingClientRect().right > chart.getBoundingClientRect().right + 1)
+    .map(t => t.textContent))"""
+
+
 def test_step_5_metrics_fit_a_phone_in_instructor_mode(new_context):
-    """Instructor mode's large type on a 390-pixel screen: no metric is cut off."""
+    """Instructor mode's large type on a 390-pixel screen: no metric is cut off, and no chart's
+    key runs past its edge."""
     page = new_context(viewport=PHONE).new_page()
     page.goto("/?step=5&present=1")
     at_step(page, 5, timeout=FIRST_LOAD_MS)
     expect(page.get_by_test_id("stMetric")).to_have_count(5)
     assert page.evaluate(_CUT_METRICS) == []
+    page.locator('[data-testid="stMain"] .js-plotly-plot .legendtext').first.wait_for()
+    assert page.evaluate(_CUT_LEGENDS) == []
 
 
 # tokens drawn over more than one line box: a chip broken inside, such as a leading space left
