@@ -9,6 +9,7 @@ float16 values (`as_float16_values`). Drafters come from `assets/`
 """
 from __future__ import annotations
 
+import ctypes
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,16 @@ def _choose_products(model) -> None:
         crop(cache, CALIBRATION_PREFIX)
 
     choose_row_products(model, run_pass)
+
+
+def _release_freed_memory() -> None:
+    """Give back to the system the memory of the weight copies the choice dropped (up to half a
+    gigabyte): glibc keeps freed blocks in the process for reuse, and the resident memory of a
+    loaded pair would count them. Elsewhere than glibc nothing happens."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _read_target(dest: Path):
@@ -250,7 +261,9 @@ class ModelPair:
 def pair_with(target, tokenizer, drafter: str) -> ModelPair:
     """A pair around an already loaded target (drafters share its embeddings and device)."""
     device = str(target.device)
-    return ModelPair(target, load_drafter(drafter, target).to(device), tokenizer, drafter, device)
+    pair = ModelPair(target, load_drafter(drafter, target).to(device), tokenizer, drafter, device)
+    _release_freed_memory()  # the load's dropped copies, before the pair is measured or used
+    return pair
 
 
 def load_pair(drafter: str = DEFAULT_DRAFTER, device: str = "auto") -> ModelPair:
