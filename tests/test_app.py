@@ -304,7 +304,7 @@ TAMPERED = [
     ("thread", "message", "\n\t\n", lessons.thread.QUESTIONS[0]),  # line ends and a tab only
     ("playground", "prompt", "\r\n", DEFAULT_PROMPT),
     ("thread", "message", "\u200b\u200b", lessons.thread.QUESTIONS[0]),  # zero-width spaces only
-    ("race", "prompt", "\u2001\u202e", DEFAULT_PROMPT),  # an em quad and a direction mark
+    ("playground", "prompt", "\u2001\u202e", DEFAULT_PROMPT),  # an em quad and a direction mark
 ]
 
 

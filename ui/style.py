@@ -20,7 +20,7 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
    three two-line titles */
 @media (max-width: 640px) {
   .st-key-draft .annotation-text, .st-key-verify .annotation-text { font-size: 9px !important; }
-  .st-key-correct .annotation-text { font-size: 12px !important; }
+  .st-key-correct .annotation-text { font-size: 11px !important; }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }
@@ -54,10 +54,11 @@ _BASE_CSS = """
    3.6:1 on the code block's background; this reaches over 7:1 */
 [data-testid="stCode"] .token.comment { color: #4a4f5c !important; font-style: normal !important; }
 /* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of steps 1
-   and 2, four and five panels side by side, would run into each other; other charts' titles
-   and labels fit at their own size */
+   and 2, four and five panels side by side, and step 4's three two-line titles would run into
+   each other; other charts' titles and labels fit at their own size */
 @media (max-width: 640px) {
   .st-key-draft .annotation-text, .st-key-verify .annotation-text { font-size: 9px !important; }
+  .st-key-correct .annotation-text { font-size: 11px !important; }
 }
 </style>
 """

@@ -225,7 +225,7 @@ def test_a_paste_over_the_limit_is_cut_with_a_message(page: Page):
     kept = box.input_value()
     assert 320 <= len(kept) <= 400 and pasted.startswith(kept) and pasted[len(kept)] == " "  # a whole word
     expect(page).to_have_url(re.compile(r"[?&]prompt=My"), timeout=RUN_MS)
-    expect(page.get_by_text("Target passes").first).to_be_visible()
+    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=RUN_MS)  # its new text
     no_exception(page)
 
 
