@@ -90,11 +90,12 @@ def _tail_picks(sc, tops: list[list[int]]) -> str:
             continue  # among the likeliest, as the chart shows them
         held = float(sc.q_dists[i][top[:-1]].sum())
         notes.append(f"at position {i + 1} the {len(top) - 1} likeliest tokens hold {held:.0%} of q, "
-                     f"and “{sc.label(chosen)}” came from the other {1 - held:.0%}, spread thinly over "
-                     "the rest of the vocabulary")
+                     f"and “{sc.label(chosen)}” came from the other {1 - held:.0%}")
     if not notes:
         return ""
-    return " The draft samples its guesses rather than taking its favourites: " + "; ".join(notes) + "."
+    return (" The draft samples its guesses rather than taking its favourites: " + "; ".join(notes)
+            + (". That rest" if len(notes) == 1 else ". Such a rest") + " is spread thinly over the "
+            "whole vocabulary, and a token drawn from it has a tiny q.")
 
 
 def verify_chart(sc) -> Chart:
