@@ -1,6 +1,6 @@
 """A whole class in real browsers: N students open the walkthrough at once, each with their
-own seed, step 1 -> 5 and back to 1. Reports click-to-screen latency per step (p50/p95),
-errors, and the server's peak resident memory (its whole process tree, sampled every 0.5 s).
+own seed, step 1 -> 5 and back to 1. Reports how long opening took until step 1 was on
+screen, click-to-screen latency per step (p50/p95), errors, and the server's peak resident memory (its whole process tree, sampled every 0.5 s).
 
     .venv/bin/python benchmarks/classroom.py [--students 30] [--timeout 600] [--url http://127.0.0.1:8501]
 
@@ -26,9 +26,11 @@ from harness import (AppServer, RssSampler, chromium_missing_message,  # noqa: E
 MAX_STUDENTS = 60
 
 
-def _latency_figures(values: list[float]) -> dict:
-    return {"clicks": len(values), "p50_s": round(percentile(values, 50), 2),
-            "p95_s": round(percentile(values, 95), 2)}
+def _latency_figures(values: list[float], unit: str = "clicks") -> dict:
+    """Count, p50 and p95 (None, valid JSON, where nothing was measured)."""
+    def share(q):
+        return round(percentile(values, q), 2) if values else None
+    return {unit: len(values), "p50_s": share(50), "p95_s": share(95)}
 
 
 def main() -> int:
@@ -57,7 +59,7 @@ def main() -> int:
         print(f"{args.students} students against {url}, at most {args.timeout:.0f} s …", flush=True)
         begin = time.perf_counter()
         students = asyncio.run(run_class(url, args.students, back=True, first_seed=args.first_seed,
-                                         timeout_s=args.timeout))
+                                         timeout_s=args.timeout, open_ms=min(300, args.timeout) * 1000))
         wall = time.perf_counter() - begin
     finally:
         try:
@@ -67,12 +69,16 @@ def main() -> int:
                 server.stop()
 
     latencies = [v for s in students for vs in s.latencies.values() for v in vs]
+    opened = [s.opened_s for s in students if s.opened_s is not None]
     failed = [s for s in students if s.errors]
     finished = sum(1 for s in students if not s.errors and s.reached == 5)
     print()
     print(latency_table(students))
     print()
     print(f"students finished      {finished} / {len(students)}")
+    where = "a server started just before, nothing loaded" if server else "a running server"
+    print(f"opening to step 1      p50 {percentile(opened, 50):.1f} s, p95 {percentile(opened, 95):.1f} s, "
+          f"max {max(opened, default=float('nan')):.1f} s ({len(opened)} students, {where})")
     print(f"step latency p50 / p95 {percentile(latencies, 50):.2f} s / {percentile(latencies, 95):.2f} s "
           f"({len(latencies)} clicks)")
     print(f"errors                 {sum(len(s.errors) for s in students)}")
@@ -87,6 +93,9 @@ def main() -> int:
         "command": " ".join(["benchmarks/classroom.py", *sys.argv[1:]]),
         "students": len(students), "finished": finished, "wall_s": round(wall, 1),
         "server_peak_rss_mib": round(peak_kib / 1024) if peak_kib else None,
+        "opening": {**_latency_figures(opened, "students"),
+                    "max_s": round(max(opened), 2) if opened else None,
+                    "from_cold_server": server is not None},
         "all_steps": _latency_figures(latencies),
         "by_step": {key: _latency_figures(vs) for key, vs in latencies_by_step(students).items()},
         "errors": {s.name: s.errors for s in failed}})

@@ -215,6 +215,7 @@ class Student:
     latencies: dict[str, list[float]] = field(default_factory=dict)  # "1->2": [seconds]
     errors: list[str] = field(default_factory=list)
     reached: int = 0  # the highest step seen on screen
+    opened_s: float | None = None  # from opening the link to 'Step 1 of 5' on screen
 
 
 async def _wait_step(page, k: int, timeout_ms: float) -> None:
@@ -240,15 +241,19 @@ async def _click_and_time(page, student: Student, label: str, frm: int, to: int,
 
 
 async def run_student(browser, base_url: str, student: Student, back: bool,
-                      timeout_ms: float = 120_000) -> Student:
+                      timeout_ms: float = 120_000, open_timeout_ms: float = 300_000) -> Student:
     """One student in a fresh browser context: open the walkthrough with their own seed, step
-    1 -> 5 (and back to 1 when `back`). Errors are recorded, not raised."""
+    1 -> 5 (and back to 1 when `back`). Errors are recorded, not raised. Opening gets its own,
+    longer timeout: a class that opens the app at once queues behind the model's first load
+    and every other student's first page."""
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.on("pageerror", lambda exc: student.errors.append(f"page error: {exc}"))
     try:
-        await page.goto(f"{base_url}/?seed={student.seed}", timeout=timeout_ms)
-        await _wait_step(page, 1, timeout_ms)
+        begin = time.perf_counter()
+        await page.goto(f"{base_url}/?seed={student.seed}", timeout=open_timeout_ms)
+        await _wait_step(page, 1, max(1.0, open_timeout_ms - 1000 * (time.perf_counter() - begin)))
+        student.opened_s = time.perf_counter() - begin
         student.reached = 1
         await _wait_settled(page, timeout_ms)
         for k in range(1, LAST_STEP):
@@ -275,15 +280,17 @@ async def run_student(browser, base_url: str, student: Student, back: bool,
 
 
 async def run_class(base_url: str, n: int, back: bool = False, first_seed: int = 1000,
-                    timeout_s: float = 600, per_action_ms: float = 120_000) -> list[Student]:
-    """n students at once, each in their own context of one shared headless Chromium."""
+                    timeout_s: float = 600, per_action_ms: float = 120_000,
+                    open_ms: float = 300_000) -> list[Student]:
+    """n students at once, each in their own context of one shared headless Chromium; each
+    click may take `per_action_ms`, opening the walkthrough `open_ms`."""
     from playwright.async_api import async_playwright
 
     students = [Student(f"student{i + 1}", first_seed + i) for i in range(n)]
     async with async_playwright() as p:
         browser = await p.chromium.launch(**LAUNCH)
         try:
-            tasks = [asyncio.create_task(run_student(browser, base_url, s, back, per_action_ms))
+            tasks = [asyncio.create_task(run_student(browser, base_url, s, back, per_action_ms, open_ms))
                      for s in students]
             done, pending = await asyncio.wait(tasks, timeout=timeout_s)
             for task in pending:
