@@ -216,7 +216,7 @@ def correction_chart(sc) -> Chart:
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
     residual, z = residual_distribution(p, q)
-    # the rejected draft (q > p there), then the tokens the draft under-sold most
+    # the rejected draft (q > p there), then the tokens the draft under-offered most
     rejected = rec.checks[-1]
     under_sold = [int(t) for t in np.argsort(-leftover, kind="stable")[:5] if t != rejected.token]
     top = _with([rejected.token, *under_sold], drawn)
@@ -240,7 +240,7 @@ def correction_chart(sc) -> Chart:
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass, {prob_is('Z', z)}, is spread "
            f"over the tokens the target wanted more than the draft; normalised into r, it gave "
            f"“{sc.label(drawn)}” ({prob_is('r', residual[drawn])}).{_rest_of_r(residual, top)}")
-    fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-sold", 440))
+    fig = _slanted_token_axis(base_layout(fig, "Correct: draw the replacement from what the draft under-offered", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
 

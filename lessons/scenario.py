@@ -57,7 +57,7 @@ class Scenario:
 
     def exactness_tokens(self, row: int, n: int = 6) -> list[int]:
         """Tokens that show both routes to p at `row`, by falling p: the target's favourites
-        (mostly reached by keeping a draft) and the ones the draft under-sold most (where the
+        (mostly reached by keeping a draft) and the ones the draft under-offered most (where the
         correction adds mass, invisible among the favourites when the draft over-sells them)."""
         p = self.p_dists[row]
         q = self.q_dists[row] if row < self.gamma else np.zeros_like(p)
@@ -106,7 +106,7 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
     for row in range(len(drafts) + 1):  # fewer than gamma when the draft wrote end-of-text
         top_p = np.argsort(-p_dists[row])[:TOP_N]
         top_q = np.argsort(-q_dists[row])[:TOP_N] if row < len(drafts) else []
-        # the tokens the draft under-sold most: steps 4 and 5 show them by name
+        # the tokens the draft under-offered most: steps 4 and 5 show them by name
         under = np.argsort(q_dists[row] - p_dists[row])[:TOP_N] if row < len(drafts) else []
         shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),

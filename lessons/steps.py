@@ -97,7 +97,8 @@ def _drafter_average(sc: Scenario) -> str:
         return ""
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
     return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f} "
-            f"tokens: a checked guess is kept with chance α = {alpha:.3f}, β averaged over many positions.")
+            f"tokens on average, if every checked guess is kept independently with chance α = {alpha:.3f}, "
+            "β averaged over many positions.")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
@@ -174,7 +175,7 @@ STEPS = (
          "reached its full share p through the keep route, and a fresh draw from p would give it "
          "more. Instead, for every token, take how much more the target wanted it than the draft "
          "offered, **max(0, p(x) − q(x))**, and divide those amounts by their total **Z** to get "
-         "a distribution **r**. Only tokens the draft under-sold have any weight "
+         "a distribution **r**. Only tokens the draft under-offered have any weight "
          f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
          "token.", _correct_takeaway,

@@ -1,8 +1,8 @@
 from ui import frame, so_what
 
-frame.begin("So what", "The speed comes from spending a little extra computing on cheap guesses; "
-            "what the big model is allowed to write stays the same. These numbers were measured by "
-            "`make bench`: as shipped, on a 2-core CPU without a GPU (unless a figure names a GPU), where "
-            "the target's pass is not free and the speed-ups are modest; `make bench` on your machine "
-            "measures it instead.")
+frame.begin("So what", "The speed comes from cheap guesses that the big model checks; its own "
+            "choices are never loosened. These numbers were measured on a 2-core CPU without a GPU "
+            "(unless a figure names one), where the target's pass is not free and the speed-ups are "
+            "modest. Run `make bench` to measure them on your own machine (the GPU figures come from "
+            "`benchmarks/step_costs.py`).")
 so_what.render()

@@ -49,10 +49,10 @@ class Stats:
 
     @property
     def alpha(self) -> float:
-        """The measured acceptance rate: kept drafts over checked ones. A draft after a
-        rejection is never checked, so it counts neither way. With an early stop only the drafts
-        the drafter was sure of are checked, so this runs above the drafter's α, which averages
-        over every position."""
+        """The measured acceptance rate: kept drafts over checked ones, at this run's sampling
+        settings. A draft after a rejection is never checked, so it counts neither way. With an
+        early stop the drafts after an unsure one are never made, so this need not match the
+        drafter table's α (temperature 1, every position)."""
         return self.accepted / self.checked if self.checked else 0.0
 
     @property
@@ -183,7 +183,8 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
                      noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
     """Speculative sampling: each round drafts up to `gamma` tokens and verifies them in one
     pass. It drafts fewer when the draft stops early (see `propose`), and at most one fewer
-    than the tokens still to write, since a round that keeps every draft adds a bonus token."""
+    than the tokens still to write, since a round that keeps every draft adds a bonus token;
+    but always at least one, so with one token left the round's bonus token is dropped."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0

@@ -38,7 +38,10 @@ class DrafterQuality:
 
 
 def text_overlap(pair, token_ids: list[int], start: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Per-position beta and greedy agreement for the positions predicting token_ids[start:]."""
+    """Per-position beta and greedy agreement for the positions predicting token_ids[start:]
+    (start >= 1: token 0 has no position before it)."""
+    if start < 1:
+        raise ValueError(f"start must be at least 1; got {start}")
     p, q = pair.distributions(token_ids[:-1])  # row i predicts token i + 1
     p, q = p[start - 1:], q[start - 1:]
     return overlap(p, q), (p.argmax(-1) == q.argmax(-1))

@@ -456,8 +456,10 @@ def first_token_setup(pair, ids_of):
 def first_tokens(memo_pair, ids):
     firsts, first_kept = [], 0
     for seed in range(N_SEEDS):
-        res = generate(memo_pair, ids, 1, "speculative", gamma=2, temperature=1.0, top_k=5,
+        # three tokens to write, so that the first round drafts two (with one it would draft one)
+        res = generate(memo_pair, ids, 3, "speculative", gamma=2, temperature=1.0, top_k=5,
                        seed=seed)
+        assert res.rounds[0].gamma == 2
         firsts.append(res.token_ids[0])
         first_kept += res.rounds[0].checks[0].accepted
     return firsts, first_kept
@@ -654,7 +656,7 @@ def test_unknown_device():
 
 
 def test_a_scenario_names_every_token_its_charts_show(pair_named):
-    """Steps 4 and 5 show the tokens the draft under-sold; each needs its text, not an id."""
+    """Steps 4 and 5 show the tokens the draft under-offered; each needs its text, not an id."""
     from lessons import figures
     from lessons.scenario import build_scenario
     mini = pair_named("nimbus-mini")  # the walkthrough's drafter

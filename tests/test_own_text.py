@@ -107,3 +107,9 @@ def test_bad_files_say_why(tmp_path, content, message):
 def test_a_long_prompt_is_cut_to_fit(text, limit, kept):
     assert clip_prompt(text, limit) == kept
     assert len(clip_prompt(text, limit)) <= limit
+
+
+def test_text_overlap_refuses_a_start_before_the_first_prediction():
+    # start 0 would slice p[-1:] and score only the last position, without a word
+    with pytest.raises(ValueError, match="start must be at least 1"):
+        text_overlap(None, [1, 2, 3], start=0)

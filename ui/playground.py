@@ -99,5 +99,5 @@ def render() -> None:
                "γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "
                "than the closed form gains from γ = 4 to 8, and a new γ changes every draw after the "
-               "first round. The closed form shows the trend; try a few seeds "
+               "first few drafted tokens. The closed form shows the trend; try a few seeds "
                f"({settings.in_the_sidebar()}) to see the spread.")
