@@ -14,7 +14,8 @@ from .montecarlo import ChanceRange
 from .scenario import TIMED_TURNS, WALKTHROUGH_GAMMA, Scenario
 from .style import coin_comparison, prob_text
 
-GUESSES = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")[WALKTHROUGH_GAMMA]
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+GUESSES = "{guesses}"  # in a step's text: the round's number of guesses, in words (`Step.text`)
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,11 @@ class Step:
     all_kept: tuple[str, str] | None = None
 
     def text(self, sc: Scenario) -> tuple[str, str]:
-        """(question, body) for this round."""
-        return self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
+        """(question, body) for this round, with its number of guesses: four, or fewer where the
+        draft wrote end-of-text."""
+        question, body = self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
+        words = NUMBER_WORDS[sc.gamma]
+        return question.replace(GUESSES, words), body.replace(GUESSES, words)
 
 
 def _q(sc: Scenario, t: int) -> str:

@@ -658,6 +658,20 @@ def test_annotate_bonus_round(all_kept):
 # --- steps ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("which", ["rejected", "all_kept"])
+def test_step_texts_count_the_rounds_own_guesses(which, request):
+    """These rounds drafted 3 tokens (a round that drafts end-of-text has fewer than γ): the
+    questions and bodies say three, never the walkthrough's four."""
+    sc = request.getfixturevalue(which)
+    assert sc.gamma == 3
+    question, body = step(2).text(sc)
+    assert question == "How does the big model check three guesses at once?"
+    assert "all three guesses in a **single forward pass**" in body
+    texts = [part for n in range(1, 6) for part in step(n).text(sc)]
+    assert not any("{" in t or "four guesses" in t for t in texts)
+    assert ("All three guesses of this round were kept" in step(4).text(sc)[1]) == sc.record.bonus
+
+
+@pytest.mark.parametrize("which", ["rejected", "all_kept"])
 def test_all_five_takeaways_render(which, request):
     sc = request.getfixturevalue(which)
     assert [s.number for s in STEPS] == [1, 2, 3, 4, 5]
