@@ -94,7 +94,7 @@ def drafter_family() -> bool:
                "few milliseconds, so they move from run to run, and the charts below, measured in "
                "other runs, quote other values."
                + (" Where v is below 1, the table's run happened to time a pass over several positions "
-                  "as cheaper than a pass over one, which flattens the cost of checking and flatters "
+                  "as cheaper than a pass over one, which understates the cost of checking and so flatters "
                   "the expected speed-up: the γ sweep below, where checking costs more than one step, "
                   "gives the soberer figure." if flattered else "")
                + " From benchmarks/drafters.py.")
