@@ -1,6 +1,7 @@
 """A whole class in real browsers: N students open the walkthrough at once, each with their
 own seed, step 1 -> 5 and back to 1. Reports how long opening took until step 1 was on
-screen, click-to-screen latency per step (p50/p95), errors, and the server's peak resident memory (its whole process tree, sampled every 0.5 s).
+screen, click-to-screen latency per step (p50/p95), errors, and the server's peak resident
+memory (its whole process tree, sampled every 0.5 s).
 
     .venv/bin/python benchmarks/classroom.py [--students 30] [--timeout 600] [--url http://127.0.0.1:8501]
 

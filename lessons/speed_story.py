@@ -77,9 +77,9 @@ def sweep_chart(sweep: dict) -> Chart:
                        f"c = {sweep['cost_ratio']:.2f}", 460)
     best = max(rows, key=lambda r: r["speedup"])
     alt = (f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x). Tokens per "
-           "pass follow their closed form up to γ ≈ 5 and run above it beyond; the speed-up follows its closed form, within the tenth or "
-           "so by which one timed run wanders, once the measured cost of verifying γ + 1 positions "
-           "replaces the ideal cost of one step.")
+           "pass follow their closed form up to γ ≈ 5 and run above it beyond; the speed-up "
+           "follows its closed form, within the tenth or so by which one timed run wanders, once "
+           "the measured cost of verifying γ + 1 positions replaces the ideal cost of one step.")
     return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
 
 

@@ -623,6 +623,9 @@ def test_so_what_page_runs():
     captions = " ".join(c.value for c in at.caption)
     assert "passes over one" in captions and "on an NVIDIA H200" in captions  # the saved GPU figures
     assert "From benchmarks/early_stop.py" in captions  # the early stop's chart and how it is priced
+    # a drafter-table run that timed checking below one step says that it flatters its speed-ups
+    from specdec_core.quality import drafter_table
+    assert ("Where v is below 1" in captions) == any(r.verify_cost < 1 for r in drafter_table())
     speed_rows = [df.value for df in at.dataframe if "early stop" in df.value.columns]
     assert len(speed_rows) == 1 and {"off", "below 0.5"} <= set(speed_rows[0]["early stop"])
     # the result next to the settings, where a projector's width still shows it
