@@ -18,11 +18,13 @@ class RoundSummary:
     rounds: int
 
 
-def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None) -> RoundSummary:
+def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None,
+              max_new_tokens: int | None = None, eos: int | None = None) -> RoundSummary:
     """`written`: the tokens the generation kept, when its token limit cut the last round short
     (that round's other tokens were drawn but never shown). The closed form is averaged over the
     rounds at the number each drafted: `gamma`, or fewer near the token limit or after an
-    end-of-text draft, as the measured tokens per round count them."""
+    end-of-text draft, as the measured tokens per round count them; and each round at most at
+    the tokens it could keep (`round_cap`), as the measured count keeps them."""
     if not rounds:
         raise ValueError("no rounds to summarise")
     kept = np.zeros(gamma)
@@ -35,6 +37,28 @@ def summarize(rounds: list[RoundRecord], gamma: int, written: int | None = None)
     rates = tuple(float(k / n) if n else float("nan") for k, n in zip(kept, checked))
     if written is None:
         written = sum(len(r.tokens) for r in rounds)
-    expected = float(np.mean([expected_tokens_per_round(alpha, r.gamma) for r in rounds]))
+    before = np.concatenate([[0], np.cumsum([len(r.tokens) for r in rounds])[:-1]])
+    expected = float(np.mean([
+        capped_tokens_per_round(alpha, r.gamma, round_cap(r, before_it, max_new_tokens, eos))
+        for r, before_it in zip(rounds, before)]))
     return RoundSummary(alpha, rates, tuple(int(n) for n in checked), written / len(rounds),
                         expected, len(rounds))
+
+
+def round_cap(r: RoundRecord, written_before: int, max_new_tokens: int | None,
+              eos: int | None) -> int:
+    """The most tokens round `r` can keep: its drafts and a bonus, less the bonus when its last
+    draft is end-of-text (nothing follows it), and no more than the token limit leaves."""
+    cap = r.gamma + 1
+    if eos is not None and r.draft_tokens and r.draft_tokens[-1] == eos:
+        cap = r.gamma
+    if max_new_tokens is not None:
+        cap = min(cap, max_new_tokens - int(written_before))
+    return max(1, cap)
+
+
+def capped_tokens_per_round(alpha: float, gamma: int, cap: int) -> float:
+    """E[min(tokens a round writes, cap)] with independent checks of chance alpha: the round
+    writes at least k tokens with chance alpha^(k-1), k = 1 .. gamma + 1; with cap = gamma + 1
+    this is the plain closed form (1 - alpha^(gamma+1)) / (1 - alpha)."""
+    return expected_tokens_per_round(alpha, min(gamma, cap - 1))

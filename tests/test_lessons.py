@@ -796,6 +796,26 @@ def test_summarize_prices_each_round_at_the_drafts_it_made():
         (2 * expected_tokens_per_round(5 / 6, 3) + expected_tokens_per_round(5 / 6, 1)) / 3)
 
 
+def test_summarize_caps_each_rounds_closed_form_where_the_count_is_capped():
+    """The measured count keeps at most what a round could keep: what the token limit left
+    (one token left: the round drafts one and keeps one), and no bonus after an end-of-text
+    draft. The closed form beside it is capped the same way."""
+    # as the engine drafts them under a limit of 7: 3 drafts, then 2 (3 tokens left), then 1
+    rounds = [record([True, True, True]), record([True, False], gamma=2), record([True], gamma=1)]
+    alpha = 5 / 6  # 5 of 6 checks kept
+    first_two = expected_tokens_per_round(alpha, 3) + expected_tokens_per_round(alpha, 2)
+    # 4 + 2 tokens before the last round; a limit of 7 leaves it one
+    s = summarize(rounds, 3, written=7, max_new_tokens=7)
+    assert s.tokens_per_round == pytest.approx(7 / 3)
+    assert s.expected_tokens_per_round == pytest.approx((first_two + 1) / 3)
+    # uncapped, the last round would be priced at 1 + alpha
+    assert summarize(rounds, 3).expected_tokens_per_round == pytest.approx((first_two + 1 + alpha) / 3)
+    # a round whose last draft is end-of-text (token 1 here) keeps at most its drafts
+    (kept_eos,) = [record([True, True, True])]
+    capped = summarize([kept_eos], 3, eos=1).expected_tokens_per_round
+    assert capped == pytest.approx(expected_tokens_per_round(1.0, 2)) == pytest.approx(3.0)
+
+
 def test_summarize_unchecked_position_is_nan_and_empty_is_an_error():
     s = summarize([record([False]), record([True, False])], 3)
     assert s.checked == (2, 1, 0)

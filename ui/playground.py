@@ -67,7 +67,8 @@ def render() -> None:
         return
     s = st.session_state
     result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
-    summary = summarize(result.rounds, s.gamma, result.stats.new_tokens)
+    summary = summarize(result.rounds, s.gamma, result.stats.new_tokens, PLAY_TOKENS,
+                        get_pair(s.drafter).tokenizer.eos_token_id)
     metric_row(
         {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_help(s.drafter)},
         {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
