@@ -59,7 +59,7 @@ def alpha_help(drafter: str) -> str:
 def render() -> None:
     settings.show_problems(settings.load_playground())
     controls()
-    get_pair(st.session_state.drafter)
+    pair = get_pair(st.session_state.drafter)
     settings.save_playground()
     prompt = st.session_state.prompt
     if is_blank(prompt):
@@ -68,7 +68,7 @@ def render() -> None:
     s = st.session_state
     result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
     summary = summarize(result.rounds, s.gamma, result.stats.new_tokens, PLAY_TOKENS,
-                        get_pair(s.drafter).tokenizer.eos_token_id)
+                        pair.tokenizer.eos_token_id)
     metric_row(
         {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_help(s.drafter)},
         {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
