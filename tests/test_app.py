@@ -14,6 +14,7 @@ import json
 import re
 import time
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -876,6 +877,20 @@ def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
     assert ui.race.overshoot_note(1.5, 1.66) == "" and ui.race.overshoot_note(1.66, 1.66) == ""
     note = ui.race.overshoot_note(2.06, 1.66)
     assert "(2.06x against 1.66)" in note and "timing noise" in note
+
+
+def test_race_advice_says_when_the_table_flatters_it(monkeypatch):
+    """The advice's expected speed-up is called high exactly when the table's run timed the
+    checking pass as cheaper than one step (v below 1)."""
+    row = {r.drafter: r for r in drafter_table()}[default_drafter()]
+    other = 8 if row.best_gamma != 8 else 1
+    flattered = "the figure is on the high side"
+    for v, said in ((0.97, True), (1.12, False)):
+        monkeypatch.setattr(ui.race, "drafter_quality", lambda name, v=v: replace(row, verify_cost=v))
+        at = page("race", gamma=str(other))
+        no_exception(at)
+        advice = [c.value for c in at.caption if f"pay off most at γ = {row.best_gamma}" in c.value]
+        assert len(advice) == 1 and (flattered in advice[0]) == said
 
 
 def test_race_lanes_name_the_chosen_drafter():
