@@ -132,9 +132,9 @@ def _suggest_best_gamma() -> None:
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
     if row.verify_cost < 1:
-        advice += (" That run happened to time the pass that checks the drafts as cheaper than a "
-                   "single step (v below 1), so the figure is on the high side; the race below "
-                   "measures the real one.")
+        advice += (" The table's run happened to time that pass as cheaper than a single step "
+                   "(v below 1), so the figure is on the high side; the race below measures the "
+                   "real speed-up.")
     if s.temperature != 1 or s.top_p != 1:
         advice += (" The table was measured at temperature 1 without top-p; at these settings the "
                    "drafts are kept more or less often, so the best γ may differ (the playground "
