@@ -132,7 +132,7 @@ def _suggest_best_gamma() -> None:
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
     if row.verify_cost < 1:
-        advice += (" The table's run happened to time that pass as cheaper than a single step "
+        advice += (" The table's run happened to time its checking pass as cheaper than one step "
                    "(v below 1), so the figure is on the high side; the race below measures the "
                    "real speed-up.")
     if s.temperature != 1 or s.top_p != 1:
