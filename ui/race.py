@@ -131,7 +131,7 @@ def _suggest_best_gamma() -> None:
         advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
-    if row.verify_cost < 1:
+    if row.flattered:
         advice += (" The table's run happened to time its checking pass as cheaper than one step "
                    "(v below 1), so the figure is on the high side; the race below measures the "
                    "real speed-up.")

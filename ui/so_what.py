@@ -89,7 +89,7 @@ def drafter_family() -> bool:
         "best γ makes it largest. That γ drafts γ tokens every round; with an early stop (the speed "
         "table above, the chart below) a round drafts up to γ only while the draft is sure, and a "
         "larger γ then does about as well as γ = 1, or better.")
-    flattered = any(r.verify_cost < 1 for r in table)
+    flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move from run to run, and the charts below, measured in "
                "other runs, quote other values."
