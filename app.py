@@ -5,19 +5,15 @@ frame (sidebar, instructor mode, link checks) through `ui.frame`. Every page's a
 one Streamlit derives from its file name (/so_what for pages/so_what.py), so that a fresh
 server's first visit, which Streamlit still serves from its automatic listing of pages/, finds
 the same page there and `ui.frame` can hand it over to this navigation.
+
+The navigation is declared before anything heavy is imported: on a fresh server the first
+visitor otherwise sees Streamlit's raw listing of file names over an empty page while PyTorch
+and transformers load.
 """
-import pandas  # noqa: F401  (see below)
 import streamlit as st
 
-from ui.frame import ICON
+from ui.icon import ICON
 
-# Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by looking
-# in sys.modules without importing it; when a class opens the app at once, one session can be
-# importing pandas (for a table) while another's chart finds it half-initialised and fails with
-# "partially initialized module 'pandas' has no attribute 'Series'".
-
-# the project's own icon before the navigation's: a page's material icon as the tab's icon is
-# fetched from Google's font servers, which a classroom without internet cannot reach
 st.set_page_config(page_icon=ICON)
 
 page = st.navigation({
@@ -32,4 +28,13 @@ page = st.navigation({
         st.Page("pages/race.py", title="Race", icon=":material/sports_score:"),
     ],
 })
+
+with st.spinner("Starting the lesson…"):
+    # Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by
+    # looking in sys.modules without importing it; when a class opens the app at once, one
+    # session can be importing pandas (for a table) while another's chart finds it
+    # half-initialised and fails with "partially initialized module 'pandas' has no attribute
+    # 'Series'".
+    import pandas  # noqa: F401
+    import ui.frame  # noqa: F401  (PyTorch and transformers: seconds, once per server)
 page.run()

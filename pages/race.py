@@ -1,4 +1,8 @@
-from ui import frame, race
+from ui.navigation import follow_app
+
+follow_app()  # first: see ui/navigation.py
+
+from ui import frame, race  # noqa: E402
 
 frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the speculative pair. "
             "Watch the pair's side arrive in bursts: every burst is one target pass. The two sides take "

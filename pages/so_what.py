@@ -1,4 +1,8 @@
-from ui import frame, so_what
+from ui.navigation import follow_app
+
+follow_app()  # first: see ui/navigation.py
+
+from ui import frame, so_what  # noqa: E402
 
 frame.begin("So what", "The speed comes from cheap guesses that the big model checks; its own "
             "choices are never loosened. These numbers were measured on a 2-core CPU without a GPU "

@@ -1,4 +1,8 @@
-from ui import frame, thread
+from ui.navigation import follow_app
+
+follow_app()  # first: see ui/navigation.py
+
+from ui import frame, thread  # noqa: E402
 
 frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replies with a small draft "
             "model proposing tokens (Nimbus-mini, or the draft model chosen for the app) and Nimbus-large "

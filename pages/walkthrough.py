@@ -1,4 +1,8 @@
-from ui import frame, walkthrough
+from ui.navigation import follow_app
+
+follow_app()  # first: see ui/navigation.py
+
+from ui import frame, walkthrough  # noqa: E402
 
 frame.begin("Faster, not different",
             "Nimbus-mini guesses four tokens and one pass of Nimbus-large checks them. Guesses are "

@@ -25,6 +25,7 @@ def _pair(drafter: str):
 def get_pair(drafter: str):
     """The shared pair, or a clear error on the page (with the fixing command) and a stop."""
     try:
+        _target()  # on its own first, so that its longer load shows its own message
         return _pair(drafter)
     except ModelFileError as err:
         st.error(str(err), icon=":material/error:")
