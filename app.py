@@ -4,7 +4,7 @@ Run with `make run`. This file only declares the pages (in pages/); each page dr
 frame (sidebar, instructor mode, link checks) through `ui.frame`. Every page's address is the
 one Streamlit derives from its file name (/so_what for pages/so_what.py), so that a fresh
 server's first visit, which Streamlit still serves from its automatic listing of pages/, finds
-the same page there and `ui.frame` can hand it over to this navigation.
+the same page there and `ui.navigation` can hand it over to this navigation.
 
 The navigation is declared before anything heavy is imported: on a fresh server the first
 visitor otherwise sees Streamlit's raw listing of file names over an empty page while PyTorch
