@@ -14,7 +14,7 @@ import streamlit as st
 
 from ui.icon import ICON
 
-st.set_page_config(page_icon=ICON)
+st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws
 
 page = st.navigation({
     "Lesson": [
