@@ -1,10 +1,11 @@
-"""A whole support reply written by the pair, kept with how each token came about."""
+"""A support reply written by the pair, pass by pass, kept with how each token came about."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
-from specdec_core.engine import generate
+from specdec_core.engine import Stats, stream
 from specdec_core.inputs import clip_prompt, is_blank
 
 from .text import token_pieces
@@ -61,13 +62,23 @@ def fit_question(text: str) -> tuple[str, str | None]:
                      f"page takes, so it keeps the first {len(clipped)} characters.")
 
 
-def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Reply:
+def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Iterator[Reply]:
+    """The reply as it grows, once after each pass of Nimbus-large; the last one is whole."""
     if is_blank(question):
         raise ValueError("the question is empty")
-    result = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
-                      REPLY_TEMPERATURE, seed=seed)
-    pieces = token_pieces(pair.tokenizer, result.token_ids)
-    complete = bool(result.token_ids) and result.token_ids[-1] == pair.tokenizer.eos_token_id
-    s = result.stats  # counts every check, those of a last round the token limit cut short too
-    return Reply(question, tuple(zip(pieces, result.origins)), s.target_passes, s.new_tokens,
-                 s.accepted, s.checked, complete)
+    ids, origins, pieces, stats = [], [], [], Stats()
+    eos = pair.tokenizer.eos_token_id
+    for chunk in stream(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
+                        REPLY_TEMPERATURE, seed=seed):
+        stats.count(chunk)  # every check, those of a last round the token limit cut short too
+        ids.extend(chunk.token_ids)
+        origins.extend(chunk.origins)
+        pieces = token_pieces(pair.tokenizer, ids, pieces)
+        yield Reply(question, tuple(zip(pieces, origins)), stats.target_passes, stats.new_tokens,
+                    stats.accepted, stats.checked, complete=bool(ids) and ids[-1] == eos)
+
+
+def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Reply:
+    """The whole reply."""
+    *_, reply = reply_passes(pair, question, seed, gamma)
+    return reply

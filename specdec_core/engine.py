@@ -63,6 +63,15 @@ class Stats:
     def tokens_per_second(self) -> float:
         return self.new_tokens / self.wall_seconds if self.wall_seconds else 0.0
 
+    def count(self, chunk: Chunk) -> None:
+        """Add the tokens and checks of one target pass."""
+        self.new_tokens += len(chunk.token_ids)
+        self.target_passes += 1
+        if chunk.record is not None:
+            self.drafted += chunk.record.gamma
+            self.checked += len(chunk.record.checks)
+            self.accepted += chunk.record.n_accepted
+
     def as_dict(self) -> dict:
         return {**self.__dict__, "alpha": self.alpha,
                 "tokens_per_target_pass": self.tokens_per_target_pass,
@@ -306,13 +315,9 @@ def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tem
                         draft_noise, stop_below):
         result.token_ids.extend(chunk.token_ids)
         result.origins.extend(chunk.origins)
-        result.stats.target_passes += 1
+        result.stats.count(chunk)
         if chunk.record is not None:
             result.rounds.append(chunk.record)
-            result.stats.drafted += chunk.record.gamma
-            result.stats.checked += len(chunk.record.checks)
-            result.stats.accepted += chunk.record.n_accepted
-    result.stats.new_tokens = len(result.token_ids)
     result.stats.wall_seconds = time.perf_counter() - begin
     result.text = pair.tokenizer.decode(result.token_ids, skip_special_tokens=True)
     return result

@@ -5,7 +5,7 @@ import pytest
 
 from lessons.text import token_pieces
 from lessons.thread import (QUESTIONS, REPLY_GAMMA, REPLY_TEMPERATURE, REPLY_TOKENS, chat_ids,
-                            write_reply)
+                            reply_passes, write_reply)
 from specdec_core.engine import encode, generate
 
 
@@ -47,6 +47,22 @@ def test_reply_counts_every_check_once(pair):
     # short of the limit only at the end-of-text token (which shows as no text)
     assert reply.complete == (reply.new_tokens < REPLY_TOKENS)
     assert not reply.complete or reply.pieces[-1][0] == ""
+
+
+def test_a_reply_grows_one_target_pass_at_a_time(pair):
+    """What the thread draws while the reply is written: after each pass, the reply so far,
+    each a beginning of the next, with the counts of the passes made; the last is the whole
+    reply."""
+    question = "Files stopped syncing to my laptop. Why does this happen?"
+    growing = list(reply_passes(pair, question, seed=5))
+    assert len(growing) >= 3
+    for n, (before, after) in enumerate(zip(growing, growing[1:]), start=1):
+        assert before.target_passes == n and after.target_passes == n + 1
+        assert 1 <= after.new_tokens - before.new_tokens <= REPLY_GAMMA + 1
+        assert after.pieces[: before.new_tokens] == before.pieces  # English: no half characters
+        assert after.checked >= before.checked and after.kept >= before.kept
+        assert not before.complete
+    assert growing[-1] == write_reply(pair, question, seed=5)
 
 
 def test_a_long_message_is_cut_after_a_whole_word():

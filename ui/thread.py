@@ -1,10 +1,11 @@
-"""The Nimbus thread: a support reply written by the pair, each token coloured by its origin."""
+"""The Nimbus thread: a support reply written by the pair, each token coloured by its origin,
+streamed pass by pass the first time it is asked for."""
 from __future__ import annotations
 
 import streamlit as st
 
 from lessons import thread as lesson
-from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, write_reply
+from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_passes
 from specdec_core.inputs import is_blank
 
 from . import settings
@@ -12,9 +13,29 @@ from .display import colored_text, html_block, metric_row, origin_legend, plain_
 from .models import get_pair
 
 
-@st.cache_resource(show_spinner="Drafting and verifying…", max_entries=64)
-def cached_reply(drafter: str, question: str, seed: int) -> Reply:
-    return write_reply(get_pair(drafter), question, seed)
+@st.cache_resource(show_spinner=False, max_entries=64)
+def reply_box(drafter: str, question: str, seed: int) -> dict[str, Reply]:
+    """Where the reply to one message is kept once it is whole, for every session: the first
+    visit watches it being written, later ones get it at once."""
+    return {}
+
+
+def reply_to(question: str) -> Reply:
+    """The reply, drawn in the bubble as each target pass adds its tokens, unless it is kept."""
+    s = st.session_state
+    box = reply_box(s.drafter, question, int(s.seed))
+    slot = st.empty()
+    if "reply" not in box:
+        with st.spinner("Drafting and verifying…"):
+            for reply in reply_passes(get_pair(s.drafter), question, int(s.seed)):
+                with slot.container():
+                    html_block(colored_text(list(reply.pieces)))
+        box["reply"] = reply
+    reply = box["reply"]
+    with slot.container():
+        # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
+        html_block(colored_text(list(reply.pieces)) + ("" if reply.complete else " …"))
+    return reply
 
 
 def _fit_message() -> None:
@@ -43,13 +64,11 @@ def asked() -> str | None:
 
 
 def show(question: str) -> None:
-    """The question at once, then the reply in its bubble (written there, under a spinner)."""
+    """The question at once, then the reply in its bubble, streamed there as it is written."""
     with st.chat_message("user"):
         st.markdown(plain_text(question), unsafe_allow_html=True)
     with st.chat_message("assistant"):
-        reply = cached_reply(st.session_state.drafter, question, int(st.session_state.seed))
-        # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
-        html_block(colored_text(list(reply.pieces)) + ("" if reply.complete else " …"))
+        reply = reply_to(question)
     html_block(origin_legend())
     passes, tokens = reply.target_passes, reply.new_tokens
     metric_row({"label": "Target passes, speculative", "value": passes},

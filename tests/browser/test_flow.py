@@ -251,6 +251,32 @@ def test_a_message_typed_into_the_thread_is_answered_as_written(page: Page):
     no_exception(page)
 
 
+# every change to the page, as (chips in Nimbus's bubble, metrics on the page)
+WATCH_THE_REPLY = """
+window.__reply = [];
+new MutationObserver(() => {
+  const bubbles = document.querySelectorAll('[data-testid="stChatMessage"]');
+  if (bubbles.length < 2) return;
+  window.__reply.push([bubbles[1].querySelectorAll('span.tok').length,
+                       document.querySelectorAll('[data-testid="stMetric"]').length]);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_new_reply_arrives_pass_by_pass(page: Page):
+    """The first time a message is asked with a seed, Nimbus's bubble fills as each target
+    pass adds its tokens, before the counts under it appear."""
+    page.add_init_script(WATCH_THE_REPLY)
+    page.goto("/thread?seed=4711")  # a seed no other test asks for: its reply is not yet kept
+    expect(page.get_by_text("Target passes, speculative")).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    no_exception(page)
+    seen = page.evaluate("window.__reply")
+    whole = seen[-1][0]
+    growing = sorted({chips for chips, metrics in seen if metrics == 0 and 0 < chips < whole})
+    assert whole >= 20 and len(growing) >= 3, (whole, growing)
+
+
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     page.set_viewport_size({"width": 1024, "height": 768})  # a projector: the lanes start below the fold
     page.goto("/race?tokens=8&temperature=0&present=true")
