@@ -76,9 +76,3 @@ def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> It
         pieces = token_pieces(pair.tokenizer, ids, pieces)
         yield Reply(question, tuple(zip(pieces, origins)), stats.target_passes, stats.new_tokens,
                     stats.accepted, stats.checked, complete=bool(ids) and ids[-1] == eos)
-
-
-def write_reply(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Reply:
-    """The whole reply."""
-    *_, reply = reply_passes(pair, question, seed, gamma)
-    return reply

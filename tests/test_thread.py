@@ -5,7 +5,7 @@ import pytest
 
 from lessons.text import token_pieces
 from lessons.thread import (QUESTIONS, REPLY_GAMMA, REPLY_TEMPERATURE, REPLY_TOKENS, chat_ids,
-                            reply_passes, write_reply)
+                            reply_passes)
 from specdec_core.engine import encode, generate
 
 
@@ -33,7 +33,7 @@ def test_reply_counts_every_check_once(pair):
     correction or one bonus token, and the checked drafts are the kept ones plus one per
     correction (a last round cut at the token limit may hide kept drafts from the text)."""
     question = "Hi, my export failed. What should I do?"
-    reply = write_reply(pair, question, seed=3)
+    *_, reply = reply_passes(pair, question, seed=3)  # the whole reply
     stats = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative",
                      REPLY_GAMMA, REPLY_TEMPERATURE, seed=3).stats
     assert (reply.kept, reply.checked, reply.target_passes) == (stats.accepted, stats.checked,
@@ -51,8 +51,8 @@ def test_reply_counts_every_check_once(pair):
 
 def test_a_reply_grows_one_target_pass_at_a_time(pair):
     """What the thread draws while the reply is written: after each pass, the reply so far,
-    each a beginning of the next, with the counts of the passes made; the last is the whole
-    reply."""
+    each a beginning of the next, with the counts of the passes made, until the reply ends or
+    reaches the length limit."""
     question = "Files stopped syncing to my laptop. Why does this happen?"
     growing = list(reply_passes(pair, question, seed=5))
     assert len(growing) >= 3
@@ -62,7 +62,7 @@ def test_a_reply_grows_one_target_pass_at_a_time(pair):
         assert after.pieces[: before.new_tokens] == before.pieces  # English: no half characters
         assert after.checked >= before.checked and after.kept >= before.kept
         assert not before.complete
-    assert growing[-1] == write_reply(pair, question, seed=5)
+    assert growing[-1].complete or growing[-1].new_tokens == REPLY_TOKENS
 
 
 def test_a_long_message_is_cut_after_a_whole_word():
