@@ -37,4 +37,5 @@ with st.spinner("Starting the lesson…"):
     # 'Series'".
     import pandas  # noqa: F401
     import ui.frame  # noqa: F401  (PyTorch and transformers: seconds, once per server)
+    import ui.models  # noqa: F401  (transformers' model classes: seconds more)
 page.run()

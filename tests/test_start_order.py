@@ -44,3 +44,24 @@ def test_every_page_follows_the_app_before_importing_anything_else():
     for page in pages:
         body = _statements(page)
         assert body[:2] == ["from ui.navigation import follow_app", "follow_app()"], page.name
+
+
+def _imports_under_the_spinner() -> list[str]:
+    """The modules app.py imports while it shows "Starting the lesson…"."""
+    tree = ast.parse((ROOT / "app.py").read_text())
+    (block,) = [node for node in tree.body if isinstance(node, ast.With)]
+    return [alias.name for node in block.body if isinstance(node, ast.Import) for alias in node.names]
+
+
+def test_the_start_up_message_covers_the_slow_imports():
+    """Once app.py's start-up imports are done, a page's own modules add only the project's code
+    and a few plotly classes: PyTorch and transformers' model classes load while the page says
+    "Starting the lesson…", not over an empty page after it."""
+    started = "import " + ", ".join(_imports_under_the_spinner())
+    pages = "import " + ", ".join(f"ui.{name}" for name in ("walkthrough", "code_page", "thread", "so_what",
+                                                              "playground", "race"))
+    before = _modules_after(started)
+    after = _modules_after(f"{started}; {pages}")
+    assert {"torch", "transformers"} <= before
+    assert {name.split(".")[0] for name in after - before} <= {"ui", "lessons", "plotly"}, \
+        sorted(after - before)
