@@ -2,6 +2,8 @@
 streamed pass by pass the first time it is asked for."""
 from __future__ import annotations
 
+from contextlib import closing
+
 import streamlit as st
 
 from lessons import thread as lesson
@@ -11,31 +13,35 @@ from specdec_core.inputs import is_blank
 from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend, plain_text
 from .models import get_pair
+from .shared_stream import SharedStream
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def reply_box(drafter: str, question: str, seed: int) -> dict[str, Reply]:
-    """Where the reply to one message is kept once it is whole, for every session: the first
-    visit watches it being written, later ones get it at once."""
-    return {}
+def reply_stream(drafter: str, question: str, seed: int) -> SharedStream[Reply]:
+    """The reply to one message, for every session: the first to ask watches it being written,
+    any who ask meanwhile watch the same writing, and later ones get it whole at once."""
+    return SharedStream()
+
+
+def _draw(slot, reply: Reply, whole: bool = False) -> None:
+    with slot.container():
+        # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
+        html_block(colored_text(list(reply.pieces)) + ("" if not whole or reply.complete else " …"))
 
 
 def reply_to(question: str) -> Reply:
-    """The reply, drawn in the bubble as each target pass adds its tokens, unless it is kept."""
+    """The reply, drawn in the bubble as each target pass adds its tokens, unless it is whole."""
     s = st.session_state
-    box = reply_box(s.drafter, question, int(s.seed))
+    drafter, seed = s.drafter, int(s.seed)
+    shared = reply_stream(drafter, question, seed)
     slot = st.empty()
-    if "reply" not in box:
-        with st.spinner("Drafting and verifying…"):
-            for reply in reply_passes(get_pair(s.drafter), question, int(s.seed)):
-                with slot.container():
-                    html_block(colored_text(list(reply.pieces)))
-        box["reply"] = reply
-    reply = box["reply"]
-    with slot.container():
-        # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
-        html_block(colored_text(list(reply.pieces)) + ("" if reply.complete else " …"))
-    return reply
+    if not shared.done:
+        replies = shared.follow(lambda: reply_passes(get_pair(drafter), question, seed))
+        with st.spinner("Drafting and verifying…"), closing(replies):  # a rerun lets the next one write
+            for reply in replies:
+                _draw(slot, reply)
+    _draw(slot, shared.latest, whole=True)
+    return shared.latest
 
 
 def _fit_message() -> None:
