@@ -14,7 +14,7 @@ import streamlit as st
 from lessons.speed_story import saved_verify_costs
 from lessons.text import token_pieces
 from specdec_core.catalog import drafter_label
-from specdec_core.engine import stream
+from specdec_core.engine import Stats, stream
 from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
@@ -80,9 +80,9 @@ class Lane:
         self.pair, self.method = pair, method
         self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
                              int(s.seed), stop_below=s.stop)
-        self.ids, self.origins, self.passes, self.clock, self.done = [], [], 0, 0.0, False
+        self.ids, self.origins, self.clock, self.done = [], [], 0.0, False
+        self.stats = Stats()  # target passes and drafted tokens, counted as generate counts them
         self.pieces: list[str] = []  # each token's text, extended as tokens arrive
-        self.drafted = 0  # tokens the draft proposed, over all rounds
         self.slot = slot
 
     def step(self) -> None:
@@ -95,13 +95,13 @@ class Lane:
             return
         self.ids.extend(chunk.token_ids)
         self.origins.extend(chunk.origins)
-        self.passes += 1
-        self.drafted += chunk.record.gamma if chunk.record else 0
+        self.stats.count(chunk)
         self.draw()
 
     def finished(self) -> Finished:
         return Finished(side_name(self.method, self.pair.drafter_name), tuple(self.pieces),
-                        tuple(self.origins), tuple(self.ids), self.passes, self.drafted, self.clock)
+                        tuple(self.origins), tuple(self.ids), self.stats.target_passes, self.stats.drafted,
+                        self.clock)
 
     def draw(self) -> None:
         self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)

@@ -26,7 +26,7 @@ def reply_stream(drafter: str, question: str, seed: int) -> SharedStream[Reply]:
 def _draw(slot, reply: Reply, whole: bool = False) -> None:
     with slot.container():
         # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
-        html_block(colored_text(list(reply.pieces)) + ("" if not whole or reply.complete else " …"))
+        html_block(colored_text(list(reply.pieces)) + (" …" if whole and not reply.complete else ""))
 
 
 def reply_to(question: str) -> Reply:
