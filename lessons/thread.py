@@ -5,10 +5,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
-from specdec_core.engine import Stats, stream
+from specdec_core.engine import stream
 from specdec_core.inputs import clip_prompt, is_blank
 
-from .text import token_pieces
+from .written import pass_by_pass
 
 QUESTIONS = (
     "Hi, my export failed. What should I do?",
@@ -66,13 +66,8 @@ def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> It
     """The reply as it grows, once after each pass of Nimbus-large; the last one is whole."""
     if is_blank(question):
         raise ValueError("the question is empty")
-    ids, origins, pieces, stats = [], [], [], Stats()
-    eos = pair.tokenizer.eos_token_id
-    for chunk in stream(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
-                        REPLY_TEMPERATURE, seed=seed):
-        stats.count(chunk)  # every check, those of a last round the token limit cut short too
-        ids.extend(chunk.token_ids)
-        origins.extend(chunk.origins)
-        pieces = token_pieces(pair.tokenizer, ids, pieces)
-        yield Reply(question, tuple(zip(pieces, origins)), stats.target_passes, stats.new_tokens,
-                    stats.accepted, stats.checked, complete=bool(ids) and ids[-1] == eos)
+    chunks = stream(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
+                    REPLY_TEMPERATURE, seed=seed)
+    for w in pass_by_pass(pair.tokenizer, chunks):
+        yield Reply(question, w.pieces, w.stats.target_passes, w.stats.new_tokens, w.stats.accepted,
+                    w.stats.checked, w.complete)

@@ -760,7 +760,7 @@ def test_the_noise_slider_reaches_generate(monkeypatch):
     """The draft noise from the link, then from the slider, is what the playground generates
     with."""
     asked = []
-    real = ui.playground.generate
+    real = ui.playground.stream
 
     def spy(*args, **kwargs):
         call = inspect.signature(real).bind(*args, **kwargs)
@@ -768,8 +768,8 @@ def test_the_noise_slider_reaches_generate(monkeypatch):
         asked.append(call.arguments["draft_noise"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ui.playground, "generate", spy)
-    ui.playground.run.clear()  # a cached result would not call generate at all
+    monkeypatch.setattr(ui.playground, "stream", spy)
+    ui.playground.play_stream.clear()  # a text already written would not be written again
     at = page("playground", noise="0.35")
     no_exception(at)
     at.slider(key="noise").set_value(0.8).run()

@@ -103,3 +103,28 @@ def test_a_prompt_is_read_as_the_characters_it_holds(pair):
     ids = encode(pair, "a<|endoftext|>b<|im_start|>")
     assert not set(ids) & set(pair.tokenizer.all_special_ids)
     assert pair.tokenizer.decode(ids) == "a<|endoftext|>b<|im_start|>"
+
+
+@pytest.mark.parametrize("drafter_noise, gamma, temperature", [(0.0, 4, 1.0), (0.5, 2, 0.0)])
+def test_the_playground_text_grows_to_what_generate_writes(pair, drafter_noise, gamma, temperature):
+    """The playground draws the text after each pass; the last one is generate's text, with its
+    rounds and counts, and each before it is the start of the next with one more round."""
+    from dataclasses import asdict
+
+    from lessons.written import pass_by_pass
+    from specdec_core.engine import stream
+
+    args = (pair, "Your export failed because your", 40, "speculative", gamma, temperature, 0, 1.0, 11)
+    growing = list(pass_by_pass(pair.tokenizer, stream(*args, draft_noise=drafter_noise)))
+    whole = generate(*args, draft_noise=drafter_noise)
+    last = growing[-1]
+    assert [text for text, _ in last.pieces] == token_pieces(pair.tokenizer, whole.token_ids)
+    assert [origin for _, origin in last.pieces] == whole.origins
+    assert list(last.rounds) == whole.rounds
+    counted = {k: v for k, v in asdict(last.stats).items() if k != "wall_seconds"}
+    assert counted == {k: v for k, v in asdict(whole.stats).items() if k != "wall_seconds"}
+    assert last.complete == (whole.token_ids[-1] == pair.tokenizer.eos_token_id)
+    for n, (before, after) in enumerate(zip(growing, growing[1:]), start=1):
+        assert len(before.rounds) == before.stats.target_passes == n
+        assert after.rounds[:n] == before.rounds and after.pieces[: len(before.pieces)] == before.pieces
+        assert not before.complete

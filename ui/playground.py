@@ -1,13 +1,16 @@
 """Self-study: change the draft's quality and the decoding settings, see what it costs."""
 from __future__ import annotations
 
+from contextlib import closing
+from typing import Iterator
+
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import summarize
+from lessons.playground import RoundSummary, summarize
 from lessons.speed_story import saved_verify_costs
-from lessons.text import token_pieces
-from specdec_core.engine import generate
+from lessons.written import Written, pass_by_pass
+from specdec_core.engine import stream
 from specdec_core.inputs import is_blank
 from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_quality
@@ -15,16 +18,22 @@ from specdec_core.quality import drafter_quality
 from . import settings
 from .display import colored_text, html_block, metric_row, origin_legend, show_chart
 from .models import get_pair
+from .shared_stream import SharedStream
 
 PLAY_TOKENS = 48
 
 
-@st.cache_resource(show_spinner="Drafting and verifying…", max_entries=128)
-def run(drafter, prompt, gamma, temperature, top_p, noise, seed):
+@st.cache_resource(show_spinner=False, max_entries=128)
+def play_stream(drafter, prompt, gamma, temperature, top_p, noise, seed) -> SharedStream[Written]:
+    """One text for each set of controls, for every session: written pass by pass the first time
+    it is asked for (watched by any session that asks meanwhile), whole at once after that."""
+    return SharedStream()
+
+
+def passes(drafter, prompt, gamma, temperature, top_p, noise, seed) -> Iterator[Written]:
     pair = get_pair(drafter)
-    result = generate(pair, prompt, PLAY_TOKENS, "speculative", gamma, temperature, 0, top_p, seed,
-                      draft_noise=noise)
-    return result, token_pieces(pair.tokenizer, result.token_ids)
+    return pass_by_pass(pair.tokenizer, stream(pair, prompt, PLAY_TOKENS, "speculative", gamma,
+                                               temperature, 0, top_p, seed, draft_noise=noise))
 
 
 def controls() -> None:
@@ -56,32 +65,51 @@ def alpha_help(drafter: str) -> str:
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 
+def draw(slot, written: Written, eos: int) -> RoundSummary:
+    """The measured figures and the coloured text, as far as they have been written."""
+    s = st.session_state
+    summary = summarize(list(written.rounds), s.gamma, written.stats.new_tokens, PLAY_TOKENS, eos)
+    with slot.container():
+        metric_row(
+            {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_help(s.drafter)},
+            {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
+             "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
+                     "each (a round keeps some drafts and adds one correction or bonus token)"},
+            {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
+             "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per pass if every draft "
+                     "were kept with the same chance α, independently. Averaged over the rounds, each "
+                     "at the drafts it made: γ, or fewer in the last rounds, which draft no more than "
+                     "the tokens still to write need"},
+            {"label": f"Target passes for {written.stats.new_tokens} tokens",
+             "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"})
+        html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
+    return summary
+
+
+def written_text(eos: int) -> tuple[Written, RoundSummary]:
+    """The text for the controls as they stand, drawn after each target pass unless it is whole."""
+    s = st.session_state
+    key = (s.drafter, s.prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
+    shared = play_stream(*key)
+    slot = st.empty()
+    if not shared.done:
+        texts = shared.follow(lambda: passes(*key))
+        with st.spinner("Drafting and verifying…"), closing(texts):  # a rerun lets the next one write
+            for written in texts:
+                draw(slot, written, eos)
+    return shared.latest, draw(slot, shared.latest, eos)
+
+
 def render() -> None:
     settings.show_problems(settings.load_playground())
     controls()
     pair = get_pair(st.session_state.drafter)
     settings.save_playground()
-    prompt = st.session_state.prompt
-    if is_blank(prompt):
+    if is_blank(st.session_state.prompt):
         st.info("Type a prompt to continue.")
         return
     s = st.session_state
-    result, pieces = run(s.drafter, prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
-    summary = summarize(result.rounds, s.gamma, result.stats.new_tokens, PLAY_TOKENS,
-                        pair.tokenizer.eos_token_id)
-    metric_row(
-        {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_help(s.drafter)},
-        {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
-         "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
-                 "each (a round keeps some drafts and adds one correction or bonus token)"},
-        {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
-         "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per pass if every draft were "
-                 "kept with the same chance α, independently. Averaged over the rounds, each at the "
-                 "drafts it made: γ, or fewer in the last rounds, which draft no more than the "
-                 "tokens still to write need"},
-        {"label": f"Target passes for {result.stats.new_tokens} tokens", "value": result.stats.target_passes,
-         "help": "Nimbus-large alone would need one pass per token"})
-    html_block(colored_text(list(zip(pieces, result.origins))) + "<br>" + origin_legend())
+    written, summary = written_text(pair.tokenizer.eos_token_id)
     left, right = st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
@@ -90,12 +118,12 @@ def render() -> None:
     with right:
         show_chart(playground_figures.speedup_chart(summary.alpha, cost, s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
-    written = result.stats.new_tokens
-    ended = "" if written >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
+    count = written.stats.new_tokens
+    ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
     source = (f"({cost:.2f}) comes from the drafter table on the So what page" if measured is not None
               else f"is taken as {cost:.2f}: the drafter table on the So what page has not measured "
                    f"{s.drafter}")
-    st.caption(f"{summary.rounds} rounds to write {written} tokens{ended}; the cost of a draft step relative "
+    st.caption(f"{summary.rounds} rounds to write {count} tokens{ended}; the cost of a draft step relative "
                f"to a target step {source}, and the cost of the pass that checks γ drafts from its "
                "γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "

@@ -1,9 +1,9 @@
 """One slow stream, made once and watched by every session that asks for it.
 
-When a class opens the thread at once, thirty sessions ask for the same reply. Made thirty times
-over, it would share the two cores thirty ways; here the first session writes it and the others
-draw what it has written so far, pass by pass, as it arrives. No Streamlit in here: the page
-keeps a `SharedStream` per reply in its resource cache and draws what `follow` yields.
+When a class opens the thread or the playground at once, thirty sessions ask for the same text.
+Made thirty times over, it would share the two cores thirty ways; here the first session writes it
+and the others draw what it has written so far, pass by pass, as it arrives. No Streamlit in here:
+a page keeps a `SharedStream` per text in its resource cache and draws what `follow` yields.
 """
 from __future__ import annotations
 

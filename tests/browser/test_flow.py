@@ -44,7 +44,8 @@ def open_walkthrough(page: Page, query: str = "") -> None:
 def open_playground(page: Page, query: str = "") -> None:
     """The playground once its first text is written and the run is over."""
     page.goto(f"/playground{query}")
-    expect(page.get_by_text("Target passes").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    # the caption under the charts comes last, once the whole text is written
+    expect(page.get_by_text(re.compile(r"\d+ rounds to write \d+ tokens"))).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
 
 
@@ -159,6 +160,7 @@ def test_a_new_step_opens_at_its_start(page: Page):
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto("/?step=1&present=true")
     at_step(page, 1, FIRST_LOAD_MS)
+    page.mouse.move(512, 400)  # over the page's text, where a reader's pointer rests
     for k in (2, 3):
         page.mouse.wheel(0, 5000)  # down to the buttons, as a reader gets there
         expect(step_label(page, k - 1)).not_to_be_in_viewport()
@@ -275,6 +277,39 @@ def test_a_new_reply_arrives_pass_by_pass(page: Page):
     whole = seen[-1][0]
     growing = sorted({chips for chips, metrics in seen if metrics == 0 and 0 < chips < whole})
     assert whole >= 20 and len(growing) >= 3, (whole, growing)
+
+
+WATCH_THE_PLAYGROUND = """
+window.__play = [];
+new MutationObserver(() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return;
+  const passes = [...main.querySelectorAll('[data-testid="stMetric"]')]
+    .find(m => m.innerText.startsWith('Target passes for'));
+  window.__play.push([main.querySelectorAll('.tokens span.tok').length,
+                      passes ? passes.querySelector('[data-testid="stMetricValue"]').innerText : '',
+                      main.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+                      document.querySelector('[data-testid="stStatusWidget"]') !== null]);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_new_playground_text_arrives_pass_by_pass(page: Page):
+    """The first time the controls ask for a text, its figures and chips grow after each target
+    pass, and the charts, which need the whole text, come last. Meanwhile Streamlit's running
+    indicator, with its Stop button, says the page is still at work."""
+    page.add_init_script(WATCH_THE_PLAYGROUND)
+    open_playground(page, "?seed=4712")  # a seed no other test asks for: its text is not yet kept
+    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2)  # drawn once plotly has loaded
+    no_exception(page)
+    seen = page.evaluate("window.__play")
+    chips, passes, charts, _ = seen[-1]
+    assert charts == 2 and int(passes) >= 10, seen[-1]
+    before_charts = [(c, int(p), busy) for c, p, n, busy in seen if n == 0 and p]
+    growing = sorted({p for c, p, _ in before_charts if p < int(passes)})
+    assert len(growing) >= 3, (passes, growing)
+    assert len({c for c, _, _ in before_charts if c < chips}) >= 3, (chips, before_charts)  # the text grows too
+    assert any(busy for _, _, busy in before_charts)
 
 
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
