@@ -12,10 +12,14 @@ from .text import token_pieces
 
 @dataclass(frozen=True)
 class Written:
+    ids: tuple[int, ...]  # the generated token ids
     pieces: tuple[tuple[str, str], ...]  # (text, origin) per generated token
     rounds: tuple[RoundRecord, ...]  # the speculative rounds so far, one per target pass
     stats: Stats  # counts of the passes so far (a copy: later passes leave it as it is)
     complete: bool  # ended with the end-of-text token
+
+
+NOTHING_YET = Written((), (), (), Stats(), complete=False)  # before the first pass
 
 
 def pass_by_pass(tokenizer, chunks: Iterable[Chunk]) -> Iterator[Written]:
@@ -28,5 +32,5 @@ def pass_by_pass(tokenizer, chunks: Iterable[Chunk]) -> Iterator[Written]:
         if chunk.record is not None:
             rounds.append(chunk.record)
         pieces = token_pieces(tokenizer, ids, pieces)
-        yield Written(tuple(zip(pieces, origins)), tuple(rounds), replace(stats),
+        yield Written(tuple(ids), tuple(zip(pieces, origins)), tuple(rounds), replace(stats),
                       complete=bool(ids) and ids[-1] == tokenizer.eos_token_id)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Iterator
 
 import streamlit as st
 
 from lessons.speed_story import saved_verify_costs
-from lessons.text import token_pieces
+from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
-from specdec_core.engine import Stats, stream
+from specdec_core.engine import Chunk, stream
 from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
@@ -75,38 +76,43 @@ def draw_lane(lane: Finished) -> None:
 
 
 class Lane:
+    """One side of the race, written pass by pass and timed on its own clock."""
+
     def __init__(self, pair, method, slot):
         s = st.session_state
-        self.pair, self.method = pair, method
-        self.chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p,
-                             int(s.seed), stop_below=s.stop)
-        self.ids, self.origins, self.clock, self.done = [], [], 0.0, False
-        self.stats = Stats()  # target passes and drafted tokens, counted as generate counts them
-        self.pieces: list[str] = []  # each token's text, extended as tokens arrive
-        self.slot = slot
+        self.pair, self.method, self.slot = pair, method, slot
+        chunks = stream(pair, s.prompt, s.tokens, method, s.gamma, s.temperature, 0, s.top_p, int(s.seed),
+                        stop_below=s.stop)
+        self.passes = pass_by_pass(pair.tokenizer, self._timed(chunks))
+        self.written, self.clock, self.done = NOTHING_YET, 0.0, False
+
+    def _timed(self, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+        """The chunks, the time each takes to make added to the lane's clock; the time the page
+        takes to show them is not."""
+        while True:
+            begin = time.perf_counter()
+            chunk = next(chunks, None)
+            self.clock += time.perf_counter() - begin
+            if chunk is None:
+                return
+            yield chunk
 
     def step(self) -> None:
-        begin = time.perf_counter()
-        chunk = next(self.chunks, None)
-        self.clock += time.perf_counter() - begin
-        if chunk is None:
+        """One more target pass; at the end, the lane is drawn at its rate over the whole race, as
+        the figures below it count it."""
+        written = next(self.passes, None)
+        if written is None:
             self.done = True
-            self.draw()  # its rate over the whole race, as the figures below it count it
-            return
-        self.ids.extend(chunk.token_ids)
-        self.origins.extend(chunk.origins)
-        self.stats.count(chunk)
-        self.draw()
-
-    def finished(self) -> Finished:
-        return Finished(side_name(self.method, self.pair.drafter_name), tuple(self.pieces),
-                        tuple(self.origins), tuple(self.ids), self.stats.target_passes, self.stats.drafted,
-                        self.clock)
-
-    def draw(self) -> None:
-        self.pieces = token_pieces(self.pair.tokenizer, self.ids, self.pieces)
+        else:
+            self.written = written
         with self.slot.container():
             draw_lane(self.finished())
+
+    def finished(self) -> Finished:
+        w = self.written
+        return Finished(side_name(self.method, self.pair.drafter_name), tuple(text for text, _ in w.pieces),
+                        tuple(origin for _, origin in w.pieces), w.ids, w.stats.target_passes,
+                        w.stats.drafted, self.clock)
 
 
 def _use_gamma(gamma: int) -> None:
