@@ -1,4 +1,4 @@
-"""The thread's reply is written once however many sessions ask for it at the same time."""
+"""A text is written once however many sessions ask for it at the same time."""
 from __future__ import annotations
 
 import threading
@@ -59,3 +59,39 @@ def test_a_caller_who_stops_leaves_the_stream_to_the_next_one():
     assert not shared.done
     assert list(shared.follow(counting_stream(calls))) == list(range(1, ITEMS + 1))  # not stuck
     assert len(calls) == 2 and shared.done
+
+
+def test_a_restarted_stream_takes_no_one_back_to_its_beginning():
+    """A watcher whose writer stops takes over the writing. The new run makes the items the
+    last one made again; neither that watcher nor anyone reading `latest` sees them twice."""
+    calls: list[int] = []
+    newest_while_remade: list[int] = []
+    shared = SharedStream(poll_seconds=0.001)
+
+    def remake():
+        calls.append(1)
+        for n in range(1, ITEMS + 1):
+            if len(calls) == 2:
+                newest_while_remade.append(shared.latest)
+            yield n
+
+    first = shared.follow(remake)
+    assert [next(first), next(first), next(first), next(first)] == [1, 2, 3, 4]
+    watcher = shared.follow(remake)
+    assert next(watcher) == 4  # the writer holds the stream: the watcher sees how far it got
+    first.close()  # the writer's session reruns
+    assert list(watcher) == [5, 6]  # the watcher writes it now, on from where it was
+    assert len(calls) == 2 and shared.done and shared.latest == ITEMS
+    assert newest_while_remade == [4, 4, 4, 4, 4, 5]  # read before each item: never back to 1
+
+
+def test_a_shorter_rerun_still_ends_with_its_own_last_item():
+    """Runs of one stream repeat each other within a server; should one still end sooner, its
+    last item is the stream's end, for its caller and for everyone after."""
+    runs = iter([range(1, ITEMS + 1), ["a", "b"]])
+    shared = SharedStream()
+    with closing(shared.follow(lambda: iter(next(runs)))) as first:
+        assert [next(first), next(first), next(first)] == [1, 2, 3]
+    assert list(shared.follow(lambda: iter(next(runs)))) == ["a", "b"]
+    assert shared.done and shared.latest == "b"
+    assert list(shared.follow(lambda: iter(next(runs)))) == ["b"]
