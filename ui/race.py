@@ -183,14 +183,14 @@ def render() -> None:
         if last is not None:  # kept on screen, to compare with the next race
             st.caption(plain_markdown(f"The last race, with {last.settings}:"))
             draw_scoreboard((last.base, last.spec), last.tokens)
-            for column, lane in zip(st.columns(2), (last.base, last.spec)):
+            for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
                 with column:
                     draw_lane(lane)
             results(last)
         return
     with st.container(key="race_lanes"):
         board = st.empty()
-        left, right = st.columns(2)
+        left, right = st.columns(2, gap="large")
         # the lanes stream in below the controls: bring them into view (on a projector they
         # would otherwise run below the fold)
         focus.show_now(".st-key-race_lanes")
@@ -219,6 +219,7 @@ def results(race: Race) -> None:
     """The colour key, the race's figures and what to make of them."""
     base, spec = race.base, race.spec
     html_block(origin_legend(with_target=True))
+    st.space("small")  # the key belongs to the lanes above, not to the figures below
     metric_row(
         {"label": "Speed-up", "value": f"{spec.rate / base.rate:.2f}x" if base.rate else "–"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
