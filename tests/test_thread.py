@@ -118,6 +118,7 @@ def test_the_playground_text_grows_to_what_generate_writes(pair, drafter_noise, 
     growing = list(pass_by_pass(pair.tokenizer, stream(*args, draft_noise=drafter_noise)))
     whole = generate(*args, draft_noise=drafter_noise)
     last = growing[-1]
+    assert list(last.ids) == whole.token_ids
     assert [text for text, _ in last.pieces] == token_pieces(pair.tokenizer, whole.token_ids)
     assert [origin for _, origin in last.pieces] == whole.origins
     assert list(last.rounds) == whole.rounds
