@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import html
 import re
+from contextlib import closing
+from typing import Callable, Iterator, TypeVar
 
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, legible, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, marked_unseen, token_label, visible
+
+from .shared_stream import SharedStream
+
+T = TypeVar("T")
 
 
 _MARKDOWN = re.compile(r"([\\`*_$\[\]~<>#|])")
@@ -150,3 +156,15 @@ def plain_text(text: str) -> str:
 
 def html_block(body: str) -> None:
     st.markdown(f'<div class="tokens" style="line-height:2.1">{body}</div>', unsafe_allow_html=True)
+
+
+def draw_as_written(shared: SharedStream[T], make: Callable[[], Iterator[T]], draw: Callable[[T], None]) -> T:
+    """A text the pair writes, drawn after each target pass while it is written (by this session,
+    or by another that this one watches), under a spinner; returned whole. A text already whole
+    is returned at once, for the caller to draw."""
+    if not shared.done:
+        texts = shared.follow(make)
+        with st.spinner("Drafting and verifying…"), closing(texts):  # a rerun lets the next one write
+            for text in texts:
+                draw(text)
+    return shared.latest

@@ -1,7 +1,6 @@
 """Self-study: change the draft's quality and the decoding settings, see what it costs."""
 from __future__ import annotations
 
-from contextlib import closing
 from typing import Iterator
 
 import streamlit as st
@@ -16,7 +15,7 @@ from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_quality
 
 from . import settings
-from .display import colored_text, html_block, metric_row, origin_legend, show_chart
+from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart
 from .models import get_pair
 from .shared_stream import SharedStream
 
@@ -65,13 +64,13 @@ def alpha_help(drafter: str) -> str:
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 
-def draw(slot, written: Written, eos: int) -> RoundSummary:
+def draw(slot, written: Written, eos: int, alpha_note: str) -> RoundSummary:
     """The measured figures and the coloured text, as far as they have been written."""
     s = st.session_state
     summary = summarize(list(written.rounds), s.gamma, written.stats.new_tokens, PLAY_TOKENS, eos)
     with slot.container():
         metric_row(
-            {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_help(s.drafter)},
+            {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_note},
             {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
@@ -90,14 +89,10 @@ def written_text(eos: int) -> tuple[Written, RoundSummary]:
     """The text for the controls as they stand, drawn after each target pass unless it is whole."""
     s = st.session_state
     key = (s.drafter, s.prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
-    shared = play_stream(*key)
-    slot = st.empty()
-    if not shared.done:
-        texts = shared.follow(lambda: passes(*key))
-        with st.spinner("Drafting and verifying…"), closing(texts):  # a rerun lets the next one write
-            for written in texts:
-                draw(slot, written, eos)
-    return shared.latest, draw(slot, shared.latest, eos)
+    slot, note = st.empty(), alpha_help(s.drafter)  # the note reads the drafter table: once a run
+    written = draw_as_written(play_stream(*key), lambda: passes(*key),
+                              lambda partial: draw(slot, partial, eos, note))
+    return written, draw(slot, written, eos, note)
 
 
 def render() -> None:

@@ -2,8 +2,6 @@
 streamed pass by pass the first time it is asked for."""
 from __future__ import annotations
 
-from contextlib import closing
-
 import streamlit as st
 
 from lessons import thread as lesson
@@ -11,7 +9,7 @@ from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_p
 from specdec_core.inputs import is_blank
 
 from . import settings
-from .display import colored_text, html_block, metric_row, origin_legend, plain_text
+from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, plain_text
 from .models import get_pair
 from .shared_stream import SharedStream
 
@@ -33,15 +31,12 @@ def reply_to(question: str) -> Reply:
     """The reply, drawn in the bubble as each target pass adds its tokens, unless it is whole."""
     s = st.session_state
     drafter, seed = s.drafter, int(s.seed)
-    shared = reply_stream(drafter, question, seed)
     slot = st.empty()
-    if not shared.done:
-        replies = shared.follow(lambda: reply_passes(get_pair(drafter), question, seed))
-        with st.spinner("Drafting and verifying…"), closing(replies):  # a rerun lets the next one write
-            for reply in replies:
-                _draw(slot, reply)
-    _draw(slot, shared.latest, whole=True)
-    return shared.latest
+    reply = draw_as_written(reply_stream(drafter, question, seed),
+                            lambda: reply_passes(get_pair(drafter), question, seed),
+                            lambda partial: _draw(slot, partial))
+    _draw(slot, reply, whole=True)
+    return reply
 
 
 def _fit_message() -> None:
