@@ -28,6 +28,13 @@ def run_numbers(rows: list[dict]) -> list[int]:
     return [order.index(run) + 1 for run in runs]
 
 
+def speed_setting(temperature: float, gamma: int, stop_below: float) -> str:
+    """A speed row's settings in one short cell, so that its speed-up still shows beside it on
+    a phone: "γ 4, greedy", "γ 8, T 1, stop < 0.5"."""
+    regime = "greedy" if temperature == 0 else f"T {temperature:g}"
+    return f"γ {gamma}, {regime}" + (f", stop < {stop_below:g}" if stop_below else "")
+
+
 def early_stop_text(stop_below: float) -> str:
     """How a speed row's drafts end: "off" (always γ tokens) or "below 0.5"."""
     return f"below {stop_below:g}" if stop_below else "off"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (early_stop_chart, early_stop_text, load, run_numbers, saved_verify_costs,
+from lessons.speed_story import (early_stop_chart, load, run_numbers, saved_verify_costs, speed_setting,
                                  sweep_chart, verify_cost_note)
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
@@ -21,21 +21,21 @@ def speed_table() -> bool:
                               r["gamma"], r["temperature"]))
     runs = run_numbers(speed)
     st.header("Speed, measured side by side")
-    # the settings, then the results: the ratios first, where a projector's width (or a laptop's,
-    # beside the sidebar) still shows them
+    # the settings in one short cell, then the results, the ratios first: where a phone's width
+    # (or a projector's, or a laptop's beside the sidebar) still shows them
     # the run beside the drafter when there are several: the caption points to it
     number_table([{"drafter": r["drafter"], **({"run": run} if max(runs) > 1 else {}),
-                   "temperature": r["temperature"], "γ": r["gamma"],
-                   "early stop": early_stop_text(r.get("stop_below", 0.0)),
+                   "setting": speed_setting(r["temperature"], r["gamma"], r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "vs transformers": r["ours_vs_hf"],
                    "tokens / pass": r["tokens_per_target_pass"],
                    "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
                    "repeats": r.get("repeats", "–")}
                   for r, run in zip(speed, runs)],
-                 formats={"temperature": "%g", "speed-up": "%.2fx", "tokens / pass": "%.2f",
+                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
-                 helps={"early stop": "A round's draft ends after a token to which the drafter (at "
-                                      "temperature 1) gave less than this",
+                 helps={"setting": "γ: the most tokens a round drafts; greedy or T: the temperature; "
+                                   "stop < P: a round's draft ends after a token to which the drafter "
+                                   "(at temperature 1) gave less than P",
                         "tokens / pass": "Tokens written per pass of Nimbus-large",
                         "vs transformers": "Ours against transformers' assisted generation, same pair",
                         "repeats": "Each prompt was generated this many times by every method",
@@ -47,8 +47,9 @@ def speed_table() -> bool:
              "tokens per second, which move with the machine's load." if max(runs) > 1 else "")
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
-               f"{apart} With an early stop, a round's draft ends after "
-               "a token the drafter gave less than that probability, so γ is the most a round drafts: "
+               f"{apart} A setting names γ, the temperature (greedy, or T) and any early stop: with "
+               "stop < P, a round's draft ends after a token the drafter gave less than P, so γ is the "
+               "most a round drafts: "
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
     return True
 
