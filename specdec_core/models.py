@@ -25,6 +25,7 @@ from .cpu_linear import (CALIBRATED_ROWS, choose_row_products, pack_weights, use
                          use_half_weights)
 from .drafters import EarlyExitDrafter, load_nimbus_mini
 from .model_cache import check_writable, save_whole
+from .warping import probabilities
 
 
 def for_inference(model, half_weights: bool = False):
@@ -253,8 +254,9 @@ class ModelPair:
         ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64), device=self.device)[None]
         if ids.shape[1] == 0:
             raise ValueError("token_ids is empty")
-        p = torch.softmax(self.target_logits(ids, DynamicCache()).float(), -1)
-        q = torch.softmax(self.drafter_logits(ids, DynamicCache()).float(), -1)
+        # stored as float32, after a float64 softmax (see `probabilities`)
+        p = probabilities(self.target_logits(ids, DynamicCache())).float()
+        q = probabilities(self.drafter_logits(ids, DynamicCache())).float()
         return p.cpu().numpy(), q.cpu().numpy()
 
 

@@ -40,7 +40,10 @@ def test_pair_distributions_shapes(pair, ids_of):
     assert pair.vocab_size == V
     for d in (p, q):
         assert isinstance(d, np.ndarray) and d.shape == (len(ids), V)
-        assert np.all(d >= 0) and np.allclose(d.sum(axis=1), 1.0, atol=1e-4)
+        assert np.all(d >= 0)
+        # each row sums to 1 but for float32 rounding of its entries (a float32 softmax over
+        # the 49,152 tokens misses by up to 3e-5)
+        assert np.abs(d.astype(np.float64).sum(axis=1) - 1.0).max() < 1e-6
     assert not np.allclose(p, q, atol=1e-3)  # the early-exit draft is a different model
     with pytest.raises(ValueError, match="empty"):
         pair.distributions([])
