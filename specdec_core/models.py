@@ -254,7 +254,7 @@ class ModelPair:
         ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64), device=self.device)[None]
         if ids.shape[1] == 0:
             raise ValueError("token_ids is empty")
-        # stored as float32, after a float64 softmax (see `probabilities`)
+        # stored as float32, after the rows were renormalised in float64 (see `probabilities`)
         p = probabilities(self.target_logits(ids, DynamicCache())).float()
         q = probabilities(self.drafter_logits(ids, DynamicCache())).float()
         return p.cpu().numpy(), q.cpu().numpy()
