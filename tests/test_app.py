@@ -625,7 +625,6 @@ def test_so_what_page_runs():
     assert "passes over one" in captions and "on an NVIDIA H200" in captions  # the saved GPU figures
     assert "From benchmarks/early_stop.py" in captions  # the early stop's chart and how it is priced
     # a drafter-table run that timed checking below one step says that it flatters its speed-ups
-    from specdec_core.quality import drafter_table
     assert ("Where v is below 1" in captions) == any(r.verify_cost < 1 for r in drafter_table())
     speed_rows = [df.value for df in at.dataframe if "setting" in df.value.columns]
     assert len(speed_rows) == 1
@@ -637,6 +636,11 @@ def test_so_what_page_runs():
     runs = dict(zip(table["drafter"], table["run"]))
     assert runs["nimbus-mini"] != runs["early-exit-4"] and "Rows from different runs" in captions
     assert set(table["speed-up"].round(2)) == set(table["speed-up"])  # stored as shown
+    # a drafter's α and the speed-up it buys next to its name, where a phone's width shows them
+    (family,) = [df.value for df in at.dataframe if "α" in df.value.columns]
+    assert list(family.columns[:3]) == ["drafter", "α", "expected speed-up"]
+    assert dict(zip(family["drafter"], family["α"]))[default_drafter()] == round(
+        next(r.alpha for r in drafter_table() if r.drafter == default_drafter()), 3)
 
 
 def test_so_what_tables_grow_with_instructor_mode():
@@ -645,11 +649,11 @@ def test_so_what_tables_grow_with_instructor_mode():
     at = page("so_what", present="1")
     no_exception(at)
     # data frames only in the charts' table views, folded away
-    assert not [df for df in at.dataframe if {"speed-up", "α (temperature 1)"} & set(df.value.columns)]
+    assert not [df for df in at.dataframe if {"speed-up", "α"} & set(df.value.columns)]
     speed, family = [t.value for t in at.table]
     assert "speed-up" in speed.columns and "speculative, tok/s" not in speed.columns
     assert all(v.endswith("x") for v in speed["speed-up"])  # formatted as on screen
-    assert "α (temperature 1)" in family.columns and "expected speed-up" in family.columns
+    assert list(family.columns[:3]) == ["drafter", "α", "expected speed-up"]
 
 
 def positions_rows(at: AppTest) -> int:

@@ -60,13 +60,18 @@ def drafter_family() -> bool:
     if not table:
         return False
     st.header("The drafter family")
-    number_table([{"drafter": r.drafter, "α (temperature 1)": r.alpha,
-                   "greedy agreement": r.greedy_agreement, "c, draft step / target step": r.cost_ratio,
-                   "best γ": r.best_gamma, "v at best γ": r.verify_cost,
-                   "expected speed-up": r.expected_speedup} for r in table],
-                 formats={"α (temperature 1)": "%.3f", "greedy agreement": "%.3f",
-                          "c, draft step / target step": "%.3f", "v at best γ": "%.2f",
-                          "expected speed-up": "%.2fx"}, helps={})
+    # what a drafter is worth next to its name, where a phone's width still shows it: α, then
+    # the speed-up it buys; the costs behind that speed-up after them
+    number_table([{"drafter": r.drafter, "α": r.alpha, "expected speed-up": r.expected_speedup,
+                   "best γ": r.best_gamma, "c": r.cost_ratio, "v at best γ": r.verify_cost,
+                   "greedy agreement": r.greedy_agreement} for r in table],
+                 formats={"α": "%.3f", "expected speed-up": "%.2fx", "c": "%.3f", "v at best γ": "%.2f",
+                          "greedy agreement": "%.3f"},
+                 helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",
+                        "expected speed-up": "From the closed form at the best γ, with this row's c and v",
+                        "c": "One draft step's cost, in target steps",
+                        "v at best γ": "The pass that checks the best γ's drafts, in single target steps",
+                        "greedy agreement": "How often argmax q = argmax p on Nimbus-large's greedy text"})
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
     kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
@@ -76,11 +81,6 @@ def drafter_family() -> bool:
         "many positions, at temperature 1. A draft after a rejection is never checked, so fewer of "
         f"all drafted tokens survive: at γ = 4 and α = {alpha:.3f} ({drafter}), a round keeps "
         f"α + α² + α³ + α⁴ ≈ {kept:.2f} of its 4 drafts on average ({kept / 4:.0%}).\n"
-        "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
-        "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
-        "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
-        "and the closed form's independent coins miss that, so the greedy rows of the speed table can "
-        "write more tokens per pass than even this rate predicts.\n"
         "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
         "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
         "own).\n"
@@ -89,7 +89,12 @@ def drafter_family() -> bool:
         "comes up \"keep\" with chance α. The ratio of the two is the expected speed-up, and the "
         "best γ makes it largest. That γ drafts γ tokens every round; with an early stop (the speed "
         "table above, the chart below) a round drafts up to γ only while the draft is sure, and a "
-        "larger γ then does about as well as γ = 1, or better.")
+        "larger γ then does about as well as γ = 1, or better.\n"
+        "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
+        "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
+        "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
+        "and the closed form's independent coins miss that, so the greedy rows of the speed table can "
+        "write more tokens per pass than even this rate predicts.")
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move from run to run, and the charts below, measured in "
