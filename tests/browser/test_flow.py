@@ -456,6 +456,11 @@ _LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .j
     .map(r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom})))"""
 
 
+# the type size of step 1's panel titles, in pixels as drawn
+_DRAFT_TITLE_SIZES = """() => [...document.querySelectorAll('.st-key-draft .annotation-text')]
+  .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+
+
 def assert_labels_apart(page: Page, where: str, least: int) -> None:
     """No two titles of one chart overlap, on any chart of the page."""
     charts = page.evaluate(_LABEL_BOXES)
@@ -478,6 +483,9 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
         at_step(page, k, timeout=FIRST_LOAD_MS)
         page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
         assert_labels_apart(page, f"step {k}, instructor mode {present}", least=3)
+        if k == 1:  # and step 1's, on two lines each, as large as the axis's tick labels
+            sizes = page.evaluate(_DRAFT_TITLE_SIZES)
+            assert len(sizes) == 4 and min(sizes) >= 12, (present, sizes)
     page.goto("/so_what")
     expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
     settled(page)
