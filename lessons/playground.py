@@ -62,3 +62,19 @@ def capped_tokens_per_round(alpha: float, gamma: int, cap: int) -> float:
     writes at least k tokens with chance alpha^(k-1), k = 1 .. gamma + 1; with cap = gamma + 1
     this is the plain closed form (1 - alpha^(gamma+1)) / (1 - alpha)."""
     return expected_tokens_per_round(alpha, min(gamma, cap - 1))
+
+
+def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written: int) -> str:
+    """Why the text can hold a bonus token although no round kept γ drafts: near the token
+    limit the last round drafts fewer (one fewer than the tokens still to write), and keeping
+    all of those earns the bonus as keeping γ would. Empty when that did not happen, or when
+    the limit cut that bonus off (`written`: the tokens the text shows)."""
+    last = rounds[-1] if rounds else None
+    if (last is None or not last.bonus or last.gamma >= gamma
+            or sum(len(r.tokens) for r in rounds) > written):
+        return ""
+    k = last.gamma
+    drafts = "1 token" if k == 1 else f"{k} tokens"
+    return (f"; the last round drafted {drafts}, not γ = {gamma}, as the {limit}-token limit left room "
+            f"for {k + 1}, and kept {'it' if k == 1 else 'them all'}, so its bonus token came after "
+            f"{'that one kept draft' if k == 1 else f'{k} kept drafts'}")

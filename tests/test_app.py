@@ -207,6 +207,12 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
     low, high = map(float, shown["chance alone, 9 runs in 10"].split("–"))
     assert low < float(shown["accept-or-correct"]) < high
     assert min(float(shown["accept every draft"]), float(shown["resample from p on reject"])) > 3 * high
+    assert not [i.value for i in good.info if "lands above" in i.value]
+    # where the rule's own run lands above the range (1 run in 20), the page says so, once
+    poor_shown = {m.label: m.value for m in poor.metric}
+    poor_high = float(poor_shown["chance alone, 9 runs in 10"].split("–")[1])
+    above = [i.value for i in poor.info if "accept-or-correct itself lands above" in i.value]
+    assert len(above) == (float(poor_shown["accept-or-correct"]) > poor_high)
     # at 100 draws the worked example's own shortcuts can hide in the noise: then the draws are
     # named as the reason, not beta (0.495 there)
     good.select_slider(key="mc_rounds").set_value(100).run()

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import code_lesson, figures, montecarlo, playground_figures, speed_story, steps
+from lessons import code_lesson, figures, montecarlo, playground, playground_figures, speed_story, steps
 from lessons.chart import enlarged, legible, lifted_title
 from lessons.playground import summarize
 import lessons.scenario
@@ -580,6 +580,17 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     assert steps.hidden_shortcut_note({}, 0.5, 10_000, chance) == ""
 
 
+def test_step_5_says_when_the_rule_lands_above_the_chance_range():
+    """1 run in 20 of an exact rule lands above the 9-in-10 range: said, with the figures, and
+    nothing said inside the range."""
+    chance = montecarlo.ChanceRange(typical=0.006, low=0.003, high=0.012)
+    note = steps.unlucky_rule_note(0.013, 10_000, chance)
+    assert note.startswith("This time accept-or-correct itself lands above that range (0.013 against "
+                           "up to 0.012).") and "1 run in 20" in note and "more than 10,000 draws" in note
+    assert steps.unlucky_rule_note(0.012, 10_000, chance) == ""
+    assert steps.unlucky_rule_note(0.001, 10_000, chance) == ""  # below the range is no failure
+
+
 def test_the_chance_range_holds_nine_runs_in_ten():
     """The range step 5 shows beside the rules: 200 simulations of the exact rule, each of 1,000
     draws with its own seed, land inside it about 9 times in 10 (binomial sd 0.021 at 200: the
@@ -814,6 +825,24 @@ def test_summarize_caps_each_rounds_closed_form_where_the_count_is_capped():
     (kept_eos,) = [record([True, True, True])]
     capped = summarize([kept_eos], 3, eos=1).expected_tokens_per_round
     assert capped == pytest.approx(expected_tokens_per_round(1.0, 2)) == pytest.approx(3.0)
+
+
+def test_a_bonus_after_fewer_than_gamma_drafts_is_explained():
+    """Near the limit the last round drafts fewer than γ; keeping them all earns a bonus token
+    that the caption explains, unless the limit cut that bonus off."""
+    # a limit of 7 at γ 3: 4 tokens, then 2 left: the last round drafts 1, keeps it, adds a bonus
+    rounds = [record([True, True, True]), record([True], gamma=1)]
+    assert playground.short_bonus_note(rounds, 3, 6, written=6) == (
+        "; the last round drafted 1 token, not γ = 3, as the 6-token limit left room for 2, and "
+        "kept it, so its bonus token came after that one kept draft")
+    two = [record([False]), record([True, True], gamma=2)]
+    assert "drafted 2 tokens, not γ = 3" in playground.short_bonus_note(two, 3, 4, written=4)
+    assert "after 2 kept drafts" in playground.short_bonus_note(two, 3, 4, written=4)
+    # one token left: the round drafts one and keeps it, and the limit drops its bonus
+    assert playground.short_bonus_note(rounds, 3, 5, written=5) == ""
+    # a round that drafted γ, or that rejected a draft, needs no word
+    assert playground.short_bonus_note([record([True, True, True])], 3, 4, written=4) == ""
+    assert playground.short_bonus_note([record([False], gamma=1)], 3, 1, written=1) == ""
 
 
 def test_summarize_unchecked_position_is_nan_and_empty_is_an_error():

@@ -7,10 +7,10 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import (chance_range, exact_output, grouped_distance, hidden_shortcuts,
+from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_distance, hidden_shortcuts,
                                 simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
-from lessons.steps import STEPS, hidden_shortcut_note, step
+from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, coin_comparison,
                            prob_is, ratio_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
@@ -200,14 +200,16 @@ def _exactness(sc: Scenario) -> None:
                         f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
                         f"{chance.high:.3f} in 9 runs out of 10 (of 400 simulated). Any single "
                         "run, the rule's included, can land anywhere in that range."})
-    note = hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance)
-    if note:
+    notes = (unlucky_rule_note(grouped_distance(freqs[RULES[0]], p, tokens), rounds, chance),
+             hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance))
+    for note in filter(None, notes):
         st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
-               f"and hides part of a rule's error. Token by token over the whole vocabulary, the exact "
-               f"distances are larger or equal: {exact} (accept every draft is off by 1 − β, with "
-               f"β = {overlap(p, q):.3f} at this position).")
+               f"and hides part of a rule's error. Worked out exactly instead of sampled, token by token "
+               f"over the whole vocabulary, where no lumping hides any of it, each rule is this far from "
+               f"p: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at this "
+               f"position).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached
