@@ -4,8 +4,9 @@ Values from a link are validated once per session; anything out of range is repl
 default with a message that says what was ignored and why. After that, session state is the
 truth and the URL follows it (parameters at their default are left out to keep links short),
 with one exception: when the browser's Back or Forward brings back a link that this page
-itself wrote, its values are read again, so that Back goes back a step. A link the page did
-not write (the bare address a switch between pages leaves in the history) changes nothing.
+itself wrote, on this visit or an earlier one, its values are read again, so that Back goes
+back a step, also after a visit to another page. A link the page did not write (the bare
+address a switch between pages leaves in the history) changes nothing.
 """
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from lessons.style import visible
 from specdec_core.inputs import is_blank
 
 MAX_SEED = 2**31 - 1
-_WRITTEN = "_url_written"  # every link a run on this page ended with, as frozensets of items
+_WRITTEN = "_url_written"  # {page: every link a run on it ended with, as frozensets of items}
 _LAST = "_url_last"  # the link as save() last left it: the one the last run ended with
 _SAVED = "_url_saved"  # {name: value} as save() last found them in session state
 _PAGE = "_url_page"  # the page the link was last written on
 _BACK = "_url_back"  # this run follows the browser's Back or Forward (see arrive)
+_ARRIVED = "_url_arrived"  # the link a page was opened with from another page, in that run
 
 
 @dataclass(frozen=True)
@@ -127,30 +129,33 @@ def keep(params: list[Param]) -> None:
 def arrive(page: str) -> None:
     """Note the page this run draws, and whether the browser's history brought its link, once
     per run before any load or save. On another page than the last run's, the link is the one
-    that page was opened with, and what save() wrote before says nothing."""
-    if st.session_state.get(_PAGE) != page:
-        st.session_state[_PAGE] = page
-        st.session_state[_WRITTEN] = set()
-        st.session_state[_LAST] = None
-        st.session_state[_SAVED] = {}
-    elif st.session_state.get(_LAST) is not None:
-        st.session_state[_WRITTEN].add(st.session_state[_LAST])
-    st.session_state[_BACK] = _went_back()
+    that page was opened with, and session state, not the link, holds its settings."""
+    s = st.session_state
+    s.pop(_ARRIVED, None)
+    written = s.setdefault(_WRITTEN, {})
+    if s.get(_LAST) is not None:
+        written.setdefault(s[_PAGE], set()).add(s[_LAST])
+    if s.get(_PAGE) != page:
+        s[_PAGE], s[_LAST], s[_SAVED] = page, None, {}
+        s[_ARRIVED] = _link()
+        s[_BACK] = False
+        return
+    s[_BACK] = _went_back(written.get(page, set()))
 
 
 def _link() -> frozenset:
     return frozenset(st.query_params.to_dict().items())
 
 
-def _went_back() -> bool:
+def _went_back(written: set) -> bool:
     """Whether the browser went Back or Forward: the link is another one than the last run ended
-    with, but one that an earlier run on this page ended with, and no control of the page
-    changed since. After a click the browser may not have caught up with the link the last run
-    wrote, and a link it sends along is then only late, not chosen."""
+    with, but one that a run on this page ended with, and no control of the page changed since.
+    After a click the browser may not have caught up with the link the last run wrote, and a
+    link it sends along is then only late, not chosen."""
     s = st.session_state
     clicked = any(s.get(n, value) != value for n, value in s.get(_SAVED, {}).items())
     link = _link()
-    return not clicked and link != s.get(_LAST) and link in s.get(_WRITTEN, set())
+    return not clicked and link != s.get(_LAST) and link in written
 
 
 def load(params: list[Param]) -> list[str]:
@@ -188,7 +193,12 @@ def save(params: list[Param]) -> None:
             text = str(int(value)) if isinstance(value, bool) else str(value)
             if st.query_params.get_all(p.name) != [text]:  # also rewrites ?step=2&step=3
                 st.query_params[p.name] = text
-    st.session_state[_LAST] = _link()
+    link = st.session_state[_LAST] = _link()
+    arrived = st.session_state.get(_ARRIVED)
+    if arrived is not None and arrived != link:
+        # the address a click in the navigation left in the history, which this run wrote over:
+        # Back onto it is no step of this page, though a run at the defaults writes the same
+        st.session_state[_WRITTEN].get(st.session_state[_PAGE], set()).discard(arrived)
 
 
 def show_problems(problems: list[str]) -> None:

@@ -80,6 +80,21 @@ def test_the_browsers_back_and_forward_change_the_step(page: Page):
     at_step(page, 2)
 
 
+def test_back_still_walks_the_steps_after_a_visit_to_another_page(page: Page):
+    """Back from another page comes to the step the lesson was left at, and further presses
+    go back a step each, where they once found the lesson stuck at that step."""
+    open_walkthrough(page)
+    for k in (2, 3):
+        button(page, "Next").click()
+        at_step(page, k)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="So what").click()
+    expect(page).to_have_url(re.compile(r"/so_what"), timeout=RUN_MS)
+    settled(page)
+    for k in (3, 2, 1):
+        page.go_back()
+        at_step(page, k)
+
+
 def test_back_after_a_page_switch_keeps_the_settings(page: Page):
     """A click in the navigation menu leaves the page's bare address in the history; Back onto
     it must not put the settings back to their defaults."""
