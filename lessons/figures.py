@@ -102,9 +102,10 @@ def _tail_picks(sc, tops: list[list[int]]) -> str:
 
 def verify_chart(sc) -> Chart:
     """Step 2: p against q at every drafted position, with their overlap."""
-    # the overlap on a line of its own: side by side, five titles run into each other
-    titles = [f"{i + 1}: “{token_label(sc.label(t))}”<br>β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
-              for i, t in enumerate(sc.draft_tokens)] + [f"{sc.gamma + 1}: bonus slot<br>p only"]
+    # the guess, its token and the overlap each on a line of its own, as at step 1: side by
+    # side, five titles run into each other, on a phone and on a projector's large type
+    titles = [f"guess {i + 1}<br>“{token_label(sc.label(t))}”<br>β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
+              for i, t in enumerate(sc.draft_tokens)] + [f"slot {sc.gamma + 1}<br>bonus<br>p only"]
     fig = make_subplots(rows=1, cols=sc.gamma + 1, subplot_titles=titles, horizontal_spacing=0.04,
                         shared_yaxes=True)
     rows = []

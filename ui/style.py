@@ -19,8 +19,7 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* on a phone, not even at that size: the four and five panels of steps 1 and 2, and step 4's
    three two-line titles */
 @media (max-width: 640px) {
-  .st-key-verify .annotation-text { font-size: 9px !important; }
-  .st-key-correct .annotation-text { font-size: 11px !important; }
+  .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
@@ -58,8 +57,7 @@ _BASE_CSS = """
    and 2, four and five panels side by side, and step 4's three two-line titles would run into
    each other; other charts' titles and labels fit at their own size */
 @media (max-width: 640px) {
-  .st-key-verify .annotation-text { font-size: 9px !important; }
-  .st-key-correct .annotation-text { font-size: 11px !important; }
+  .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }
 }
 </style>

@@ -471,9 +471,12 @@ _LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .j
     .map(r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom})))"""
 
 
-# the type size of step 1's panel titles, in pixels as drawn
-_DRAFT_TITLE_SIZES = """() => [...document.querySelectorAll('.st-key-draft .annotation-text')]
+# the type size of a chart's panel titles, in pixels as drawn
+_TITLE_SIZES = """key => [...document.querySelectorAll(`.st-key-${key} .annotation-text`)]
   .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+# step: (its chart, how many panel titles, the least type size on a phone, in pixels); step 1's
+# titles are as large as the axis's tick labels
+TITLE_SIZES = {1: ("draft", 4, 12), 2: ("verify", 5, 11)}
 
 
 def assert_labels_apart(page: Page, where: str, least: int) -> None:
@@ -498,9 +501,10 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
         at_step(page, k, timeout=FIRST_LOAD_MS)
         page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
         assert_labels_apart(page, f"step {k}, instructor mode {present}", least=3)
-        if k == 1:  # and step 1's, on two lines each, as large as the axis's tick labels
-            sizes = page.evaluate(_DRAFT_TITLE_SIZES)
-            assert len(sizes) == 4 and min(sizes) >= 12, (present, sizes)
+        if k in TITLE_SIZES:  # each part of a title on a line of its own, in legible type
+            chart, count, least = TITLE_SIZES[k]
+            sizes = page.evaluate(_TITLE_SIZES, chart)
+            assert len(sizes) == count and min(sizes) >= least, (k, present, sizes)
     page.goto("/so_what")
     expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
     settled(page)
