@@ -50,8 +50,8 @@ def draft_chart(sc) -> Chart:
             top[-1] = chosen
         tops.append(top)
     # upright bars on one shared scale: each panel's token names then sit under its own bars,
-    # where names beside the bars ran into the next panel on a phone's narrow width
-    # the guess's number and its token on two lines: each line then fits a phone's narrow panel
+    # where names beside the bars ran into the next panel on a phone's narrow width; the
+    # guess's number and its token on two lines, each short enough for a phone's narrow panel
     # in type as large as the axis's
     fig = make_subplots(rows=1, cols=sc.gamma, horizontal_spacing=0.04, shared_yaxes=True,
                         subplot_titles=[f"guess {i + 1}<br>“{token_label(sc.label(t))}”"

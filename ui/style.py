@@ -16,8 +16,8 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSidebarCollapsedControl"] { display: none; }
 /* a zoomed projector: panel titles of a chart with five panels must not run together */
 @media (max-width: 900px) { .js-plotly-plot .annotation-text { font-size: 15px !important; } }
-/* on a phone, not even at that size: the four and five panels of steps 1 and 2, and step 4's
-   three two-line titles */
+/* on a phone, not even at that size: the four and five panels of steps 1 and 2 (titles of two
+   and three short lines), and step 4's three two-line titles */
 @media (max-width: 640px) {
   .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }
@@ -54,8 +54,9 @@ _BASE_CSS = """
    3.6:1 on the code block's background; this reaches over 7:1 */
 [data-testid="stCode"] .token.comment { color: #4a4f5c !important; font-style: normal !important; }
 /* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of steps 1
-   and 2, four and five panels side by side, and step 4's three two-line titles would run into
-   each other; other charts' titles and labels fit at their own size */
+   and 2, four and five panels side by side (titles of two and three short lines), and step 4's
+   three two-line titles would run into each other; other charts' titles and labels fit at
+   their own size */
 @media (max-width: 640px) {
   .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }

@@ -194,13 +194,14 @@ def _exactness(sc: Scenario) -> None:
                 "probability that any set of outcomes gets wrong.")
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     chance = chance_range(p, tokens, rounds, sc.seed)
-    metric_row(*({"label": rule, "value": f"{grouped_distance(f, p, tokens):.3f}"} for rule, f in freqs.items()),
+    distances = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
+    metric_row(*({"label": rule, "value": f"{d:.3f}"} for rule, d in distances.items()),
                {"label": "chance alone, 9 runs in 10", "value": f"{chance.low:.3f}–{chance.high:.3f}",
                 "help": f"Even perfect samples of p land away from p: at {rounds:,} draws, "
                         f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
                         f"{chance.high:.3f} in 9 runs out of 10 (of 400 simulated). Any single "
                         "run, the rule's included, can land anywhere in that range."})
-    notes = (unlucky_rule_note(grouped_distance(freqs[RULES[0]], p, tokens), rounds, chance),
+    notes = (unlucky_rule_note(distances[RULES[0]], rounds, chance),
              hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance))
     for note in filter(None, notes):
         st.info(plain_markdown(note), icon=":material/info:")
