@@ -195,10 +195,16 @@ def render() -> None:
         # would otherwise run below the fold)
         focus.show_now(".st-key-race_lanes")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
+    # where the results will stand; a race stopped before both sides finish keeps this line, so
+    # that its lanes are not read as a result
+    pending = st.empty()
+    pending.caption("Racing: the results appear here once both sides have finished. A race stopped "
+                    "before then has none.")
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
         with board.container():
             draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
+    pending.empty()
     s = st.session_state
     race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes))
     st.session_state.last_race = race
