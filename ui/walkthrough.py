@@ -126,7 +126,8 @@ def _predict_first(sc: Scenario) -> int:
     shown = _revealed(sc)
     checks = sc.record.checks
     if "last_guess" in st.session_state and shown:
-        _last_verdict(*st.session_state.last_guess)
+        with st.container(key="verdict"):
+            _last_verdict(*st.session_state.last_guess)
     if shown < len(checks):
         c = checks[shown]
         p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
@@ -148,8 +149,9 @@ def _flip(guess: str, position: int, c) -> None:
     st.session_state.revealed = position + 1
     st.session_state.last_guess = (guess == ("keep" if c.accepted else "reject"), c)
     # the next guess, or on once all are flipped; moved even from a "Guess reject" that stays,
-    # so that every flip leaves the focus in the same place
-    focus.after_click("Guess keep", "Next", always=True)
+    # so that every flip leaves the focus in the same place; and the verdict kept in view,
+    # where moving on to Next, below the chart, scrolled the last one away
+    focus.after_click("Guess keep", "Next", always=True, show=".st-key-verdict")
 
 
 def _last_verdict(right: bool, c) -> None:

@@ -166,6 +166,8 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
         else:  # every coin flipped: on to the next step
             expect(question).to_have_count(0, timeout=RUN_MS)
             expect(button(page, "Next")).to_be_focused(timeout=RUN_MS)
+        # the verdict on the guess just made stays in view, the last one's too
+        expect(page.locator(".st-key-verdict")).to_be_in_viewport(timeout=RUN_MS)
     no_exception(page)
 
 
