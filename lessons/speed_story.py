@@ -59,7 +59,9 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
                  f"2 to 9 positions cost {min(costs):.2f} to {max(costs):.2f} passes over one, "
                  "the same for every γ: launching each layer's work dominates, and a pass over "
                  "more than one position takes a slower path.")
-    return note + " Where checking costs more than one step, the best γ is smaller."
+    return note + (" Where each extra checked position adds to the pass, as on this CPU, the best γ "
+                   "is smaller; a pass that costs a fixed amount more than one step, as on that GPU, "
+                   "lowers every speed-up without favouring a smaller γ.")
 
 
 def sweep_chart(sweep: dict) -> Chart:
@@ -139,6 +141,6 @@ def early_stop_chart(data: dict) -> Chart:
     alt = (f"Without an early stop a large γ pays for drafts that are thrown away (at worst {falls}). "
            f"With one, every γ stays "
            f"near the best setting ({stays}), because a round stops drafting where the draft is "
-           "unsure, which is where the target would reject.")
+           "unsure, which is where the target is most likely to reject.")
     table = [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
     return Chart(fig, table, alt)

@@ -63,15 +63,15 @@ def _verify_takeaway(sc: Scenario) -> str:
             f"{sc.gamma} guesses plus a bonus slot in {sc.verify_seconds * 1000:.0f} ms, {as_long} a "
             f"pass over one position ({single} ms). If every guess is kept, that one pass buys "
             f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about {slots} × {single} = "
-            f"{slots * single} ms) to write. A rejected guess buys nothing and each draft step "
-            "costs a little, so on average the gain is smaller: the So what page has the measured "
-            "speed-ups.")
+            f"{slots * single} ms) to write. A rejection ends the round early: the correction still "
+            "gives one token, but the guesses after it are thrown away, and each draft step costs a "
+            "little, so on average the gain is smaller. The So what page has the measured speed-ups.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
     rec = sc.record
     if rec.bonus:
-        return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are locked in."
+        return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are kept."
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
     later = sc.gamma - 1 - bad.position
@@ -82,7 +82,7 @@ def _accept_takeaway(sc: Scenario) -> str:
     else:
         after = f"the {later} guesses after it were built on it and are dropped without a coin flip"
     why = coin_comparison(bad.u, bad.accept_prob, kept=False)
-    return f"{kept} locked in. {_q(sc, bad.token)} was rejected ({why}): {after}."
+    return f"{kept} kept. {_q(sc, bad.token)} was rejected ({why}): {after}."
 
 
 def _correct_takeaway(sc: Scenario) -> str:
@@ -102,7 +102,18 @@ def _drafter_average(sc: Scenario) -> str:
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
     return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f} "
             f"tokens on average, if every checked guess is kept independently with chance α = {alpha:.3f}, "
-            "β averaged over many positions.")
+            "the acceptance rate (β averaged over many positions). The first guess then stands with "
+            "chance α, the first two with α², and so on, and the target's pass always adds one token: "
+            f"{_powers_of_alpha(sc.gamma)} tokens per round.")
+
+
+def _powers_of_alpha(gamma: int) -> str:
+    """1 + α + α² + … written out to α^γ."""
+    powers = ("" if k == 1 else str(k).translate(_SUPERSCRIPTS) for k in range(1, gamma + 1))
+    return " + ".join(["1", *(f"α{power}" for power in powers)])
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _exact_takeaway(sc: Scenario) -> str:
@@ -134,7 +145,7 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
                "what follows a rejection hardly matters.")
     else:
         why = (f"At {draws:,} draws perfect samples of p land {chance.typical:.3f} from p on average, "
-               f"and up to {chance.high:.3f} in 9 runs out of 10.")
+               f"and below {chance.high:.3f} in 19 runs out of 20.")
         then = "More draws tell them apart."
     # the figure the metrics above measure, with the tokens not shown as one bucket; the
     # caption under the note gives the distance over the whole vocabulary, which can be larger
@@ -162,22 +173,23 @@ STEPS = (
     Step(1, "Draft", "What does the small model guess?",
          "Nimbus-mini is cheap, so we let it run ahead. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
-         f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, gamma, is how many tokens a round drafts). Each "
+         f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, gamma, is how many tokens the draft guesses before "
+         "the big model checks them; one guess-and-check cycle is a **round**). Each "
          "bar shows how much probability the draft gave a candidate; the outlined bar is the one "
          "it drew. A token usually carries the space before its word: **␣** marks that space, as "
          "in “␣account”, and **↵** a new line.",
          _draft_takeaway),
     Step(2, "Verify in one pass", f"How does the big model check {GUESSES} guesses at once?",
          f"Nimbus-large reads the prompt plus all {GUESSES} guesses in a **single forward pass**. "
-         "Because a transformer scores every position of its input in parallel, that one pass "
-         "yields the target's distribution **p** at each drafted position, and one more **p** for "
-         "the slot after the last guess (if every guess is kept, a free extra token is drawn from "
-         "it: step 4). Each position sees only the tokens before it, so the p at a guess is "
-         "exactly what Nimbus-large would compute had it written the text up to there itself; the "
-         "guesses after it cannot change it. Next to each orange q and blue p, the green bar is the "
-         "smaller of the two, **min(p, q)**. Its sum over all tokens, **β**, is how often a token "
-         "drawn from q at that position would pass the check, on average over everything the "
-         "draft might have drawn; the token it actually drew gets its own chance in the next step.",
+         "A transformer scores every position of its input in parallel, and each position sees "
+         "only the tokens before it. So that one pass yields the target's distribution **p** at "
+         "each guess, exactly what Nimbus-large would compute had it written the text up to there "
+         "itself, and one more **p** for the slot after the last guess (if every guess is kept, a "
+         "free extra token is drawn from it: step 4).\n\n"
+         "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes the "
+         "check, on average over everything the draft might have drawn there. Next to each orange "
+         "q and blue p, the green bar is the smaller of the two, min(p, q), and β is their sum over "
+         "all tokens. The token the draft actually drew gets its own chance in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
@@ -208,8 +220,10 @@ STEPS = (
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "
-         "rejection happens with probability **1 − β**, and that equals **Z** (the mass q holds "
-         "above p is the mass p holds above q), so the second way has probability "
+         "rejection happens with probability **1 − β**, and that equals **Z**: p and q each sum "
+         "to 1, so once their shared part min(p, q), of mass β, is taken away, each has 1 − β "
+         "left. What q has left is the chance of a rejection; what p has left is Z. So the second "
+         "way has probability "
          "**(1 − β)·r(x) = max(0, p(x) − q(x))**. The two add up to **p(x)** for every x. The same "
          "holds at every position given the text before it, and a bonus token comes straight from "
          "p. The simulation below repeats this one position thousands of times and compares the "

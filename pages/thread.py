@@ -7,7 +7,7 @@ from ui import frame, thread  # noqa: E402
 frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replies with a small draft "
             "model proposing tokens (Nimbus-mini, or the draft model chosen for the app) and Nimbus-large "
             "checking them. Each reply is a fair sample of what "
-            "Nimbus-large alone would have written at the same temperature (0.5); it just took fewer "
-            "passes of the big model.",
+            "Nimbus-large alone would have written at the same temperature (0.5); the pair needed fewer "
+            "passes of Nimbus-large to write it.",
             typing=True)
 thread.render()

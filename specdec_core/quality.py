@@ -38,8 +38,9 @@ class DrafterQuality:
 
     @property
     def flattered(self) -> bool:
-        """The run timed the checking pass as cheaper than one step (v below 1), which no pass
-        really is, so `expected_speedup` is on the high side."""
+        """The run timed the checking pass as cheaper than one step (v below 1, as when the
+        product for one row is the slower one), which prices checking below a target step, so
+        `expected_speedup` is on the high side."""
         return self.verify_cost < 1
 
 

@@ -574,8 +574,8 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # and the draws where they are too few: at 100 draws chance hides a shortcut at beta 0.5 too
     few = steps.hidden_shortcut_note({"resample from p on reject": 0.1}, 0.495, 100,
                                      montecarlo.ChanceRange(typical=0.073, low=0.035, high=0.118))
-    assert few.startswith("At 100 draws perfect samples of p land 0.073 from p on average, and up "
-                          "to 0.118 in 9 runs out of 10.")
+    assert few.startswith("At 100 draws perfect samples of p land 0.073 from p on average, and below "
+                          "0.118 in 19 runs out of 20.")
     assert "β =" not in few and few.endswith("More draws tell them apart.")
     assert steps.hidden_shortcut_note({}, 0.5, 10_000, chance) == ""
 
@@ -710,7 +710,7 @@ def test_all_five_takeaways_render(which, request):
     else:
         bad = rec.checks[-1]
         assert f"“{SHOWN[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]
-        assert texts[2].startswith("1 guess is locked in.")  # one kept, in plain English
+        assert texts[2].startswith("1 guess is kept.")  # one kept, in plain English
         assert "the guess after it was built on it and is dropped without a coin flip" in texts[2]
         assert f"Z = {rec.residual_mass:.2f}" in texts[3]
 
@@ -742,7 +742,7 @@ def test_a_rejected_last_guess_has_nothing_after_it():
                                [1, 1, 1, 1, 1, 1, 1, 1]])
     assert sc.record.n_accepted == 2 and sc.record.checks[-1].position == 2
     text = step(3).takeaway(sc)
-    assert "2 guesses are locked in" in text and "it was the last guess" in text
+    assert "2 guesses are kept" in text and "it was the last guess" in text
     assert "after it" not in text
 
 

@@ -82,6 +82,34 @@ def show_now(selector: str) -> None:
     _run((), selector, to_top=True, always=False)
 
 
+_TO_ELEMENT = """<script>
+(() => {{
+  const nonce = {nonce};
+  window.focusAfterClick = nonce;
+  let ticks = 0;
+  const timer = setInterval(() => {{
+    if (window.focusAfterClick !== nonce) return clearInterval(timer);
+    const held = document.activeElement, main = document.querySelector('[data-testid="stMain"]');
+    const target = document.querySelector({selector});
+    // dropped, as above: to the page itself or a container around the main area
+    if (held && held !== document.body && !(main && held.contains(main))) return clearInterval(timer);
+    // drawn, and in view: a collapsed sidebar keeps its controls off to the left
+    const box = target && target.getBoundingClientRect();
+    if (box && box.width > 0 && box.right > 0) {{ target.focus(); clearInterval(timer); }}
+    else if (++ticks > 50) clearInterval(timer);
+  }}, 100);
+}})();
+</script>"""
+
+
+def to_element(selector: str) -> None:
+    """Give the focus, if it dropped to the page, to the element `selector` names once it is
+    drawn in this run: for a click whose button this run no longer draws at all."""
+    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
+    st.html(_TO_ELEMENT.format(nonce=st.session_state[_COUNT], selector=json.dumps(selector)),
+            unsafe_allow_javascript=True)
+
+
 def _run(labels, show: str | None, to_top: bool, always: bool) -> None:
     # the count makes each script new to the page, which is what makes it run again
     script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)),

@@ -131,16 +131,18 @@ def _suggest_best_gamma() -> None:
     best = row.best_gamma
     if row.expected_speedup >= 1:
         advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
-                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): the pass "
-                  "that checks the drafts costs more as γ grows.")
+                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): each more "
+                  "draft costs a draft step, but is reached and kept only with chance α, α², α³…, "
+                  "which shrinks fast, and on this CPU the pass that checks the drafts also costs "
+                  "more as γ grows.")
     else:
         advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
     if row.flattered:
-        advice += (" The table's run happened to time its checking pass as cheaper than one step "
-                   "(v below 1), so the figure is on the high side; the race below measures the "
-                   "real speed-up.")
+        advice += (" The table's run timed its checking pass as cheaper than one step (v below 1: "
+                   "the matrix product for one row was the slower one then), so the figure is on "
+                   "the high side; the race below measures the real speed-up.")
     if s.temperature != 1 or s.top_p != 1:
         advice += (" The table was measured at temperature 1 without top-p; at these settings the "
                    "drafts are kept more or less often, so the best γ may differ (the playground "

@@ -45,7 +45,8 @@ HELP = {
                    "one token, so a draft is kept exactly when it is Nimbus-large's top choice.",
     "top_p": "Each model keeps only its own most likely tokens that together hold this much "
              "probability, and the rule compares the reshaped p and q. A draft outside "
-             "Nimbus-large's set has p = 0 and is always rejected, so a low top-p can lower α. "
+             "Nimbus-large's set has p = 0 and is always rejected: a low top-p raises α where both "
+             "sets hold the same top tokens, and lowers it where they do not. "
              "The guarantee is then about Nimbus-large with the same temperature and top-p.",
 }
 

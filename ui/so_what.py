@@ -99,10 +99,11 @@ def drafter_family() -> bool:
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move from run to run, and the charts below, measured in "
                "other runs, quote other values."
-               + (" Where v is below 1, the table's run happened to time a pass over several positions "
-                  "as cheaper than a pass over one, which understates the cost of checking and so flatters "
-                  "the expected speed-up: the γ sweep below, where checking costs more than one step, "
-                  "gives the soberer figure." if flattered else "")
+               + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
+                  "than a pass over one (a CPU's matrix product for one row can be slower than the one "
+                  "it takes for several), which makes checking look free and so flatters the expected "
+                  "speed-up: the γ sweep below, where checking costs more than one step, gives the "
+                  "soberer figure." if flattered else "")
                + " From benchmarks/drafters.py.")
     return True
 
@@ -137,7 +138,8 @@ def render() -> None:
         st.info("No measurements yet: run `make bench` to fill this page.")
     st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
                 "them all. When the draft agrees with the target often, that one pass buys several "
-                "tokens; when it does not, the round still yields one correct token, but it has paid "
+                "tokens; when it does not, the round still yields one token, drawn from the target's "
+                "distribution, but it has paid "
                 "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
                 "slower. The distribution "
                 "of the output never changes (at temperature 0 not even the tokens do, unless two "

@@ -2,6 +2,8 @@
 smaller chart labels on a phone."""
 import streamlit as st
 
+from . import focus
+
 _PRESENT_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
@@ -71,6 +73,7 @@ def apply_base_styles() -> None:
 
 def _leave() -> None:
     st.session_state.present = False
+    st.session_state.left_presenting = True
 
 
 # Esc on a page with a box to type in: leaves instructor mode unless a box has the key (there
@@ -96,6 +99,10 @@ def apply_presentation(on: bool, esc: bool = True) -> None:
     instructor mode before the typed text reaches the app; there a script of ours leaves it
     on an Esc pressed outside the boxes."""
     if not on:
+        if st.session_state.pop("left_presenting", False):
+            # the Leave button is gone: the focus goes to the switch that brings it back
+            with st.sidebar:
+                focus.to_element(".st-key-present input")
         return
     st.html(_PRESENT_CSS)
     st.button("Leave instructor mode", on_click=_leave, icon=":material/close:", type="tertiary",

@@ -21,21 +21,46 @@ def reply_stream(drafter: str, question: str, seed: int) -> SharedStream[Reply]:
     return SharedStream()
 
 
-def _draw(slot, reply: Reply, whole: bool = False) -> None:
+def _draw_reply(slot, reply: Reply, whole: bool) -> None:
     with slot.container():
         # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
         html_block(colored_text(list(reply.pieces)) + (" …" if whole and not reply.complete else ""))
 
 
-def reply_to(question: str) -> Reply:
-    """The reply, drawn in the bubble as each target pass adds its tokens, unless it is whole."""
+def _draw_figures(slot, reply: Reply, whole: bool) -> None:
+    """The reply's counts so far, under its bubble: they grow with it, where the last reply's
+    would stand greyed below the new one until it was written."""
+    passes, tokens = reply.target_passes, reply.new_tokens
+    s = st.session_state
+    cut = "" if reply.complete or not whole else f", replies cut at {lesson.REPLY_TOKENS} tokens (…)"
+    with slot.container():
+        metric_row({"label": "Target passes, speculative", "value": passes},
+                   {"label": "Target passes, Nimbus-large alone", "value": tokens,
+                    "help": "One pass per token"},
+                   {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
+        st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
+                   f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
+                   f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply, at "
+                   f"temperature {lesson.REPLY_TEMPERATURE}; α depends on the temperature, and the "
+                   "drafter table's is at 1); a draft after a rejection is never checked. Green tokens "
+                   "(solid underline) are drafts that were kept, pink ones (dashed) corrections, blue "
+                   "ones (double) bonus tokens. A model this small sometimes repeats itself; such a "
+                   "loop comes from Nimbus-large's own distribution, which the pair samples exactly.")
+
+
+def reply_to(question: str, bubble, figures) -> Reply:
+    """The reply, drawn in `bubble` with its counts in `figures` as each target pass adds its
+    tokens, unless it is whole."""
     s = st.session_state
     drafter, seed = s.drafter, int(s.seed)
-    slot = st.empty()
+
+    def draw(reply: Reply, whole: bool = False) -> None:
+        _draw_figures(figures, reply, whole)  # first: the counts never run ahead of the text
+        _draw_reply(bubble, reply, whole)
+
     reply = draw_as_written(reply_stream(drafter, question, seed),
-                            lambda: reply_passes(get_pair(drafter), question, seed),
-                            lambda partial: _draw(slot, partial))
-    _draw(slot, reply, whole=True)
+                            lambda: reply_passes(get_pair(drafter), question, seed), draw)
+    draw(reply, whole=True)
     return reply
 
 
@@ -69,23 +94,9 @@ def show(question: str) -> None:
     with st.chat_message("user"):
         st.markdown(plain_text(question), unsafe_allow_html=True)
     with st.chat_message("assistant"):
-        reply = reply_to(question)
+        bubble = st.empty()
     html_block(origin_legend())
-    passes, tokens = reply.target_passes, reply.new_tokens
-    metric_row({"label": "Target passes, speculative", "value": passes},
-               {"label": "Target passes, Nimbus-large alone", "value": tokens, "help": "One pass per token"},
-               {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
-    s = st.session_state
-    cut = "" if reply.complete else f", replies cut at {lesson.REPLY_TOKENS} tokens (…)"
-    st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
-               f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
-               f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply, at temperature "
-               f"{lesson.REPLY_TEMPERATURE}; α depends on the temperature, and the drafter table's is at "
-               "1); a draft "
-               "after a rejection is never checked. Green tokens (solid underline) are drafts that were kept, "
-               "pink ones (dashed) corrections, blue ones (double) bonus tokens. A model this small "
-               "sometimes repeats itself; such a loop comes from Nimbus-large's own distribution, which "
-               "the pair samples exactly.")
+    reply_to(question, bubble, st.empty())
 
 
 def render() -> None:

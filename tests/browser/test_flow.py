@@ -6,6 +6,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from lessons.thread import QUESTIONS
+
 from harness import LAST_STEP, SCREENSHOTS, button, full_screenshot, running, step_pattern
 
 FIRST_LOAD_MS = 180_000  # the first page of the session loads the models
@@ -270,30 +272,51 @@ def test_a_message_typed_into_the_thread_is_answered_as_written(page: Page):
     no_exception(page)
 
 
-# every change to the page, as (chips in Nimbus's bubble, metrics on the page)
+# every change to the page, as (chips in Nimbus's bubble, the count of target passes under it)
 WATCH_THE_REPLY = """
 window.__reply = [];
 new MutationObserver(() => {
   const bubbles = document.querySelectorAll('[data-testid="stChatMessage"]');
   if (bubbles.length < 2) return;
+  const passes = [...document.querySelectorAll('[data-testid="stMetric"]')]
+    .find(m => m.innerText.startsWith('Target passes, speculative'));
   window.__reply.push([bubbles[1].querySelectorAll('span.tok').length,
-                       document.querySelectorAll('[data-testid="stMetric"]').length]);
+                       passes ? Number(passes.querySelector('[data-testid="stMetricValue"]').innerText) : null]);
 }).observe(document, {subtree: true, childList: true, characterData: true});
 """
 
 
+def growing_counts(seen: list) -> tuple[int, list]:
+    """The whole reply's chips, and (chips, passes) while it grew. Each pass writes at least
+    one token, so a count of passes above the chips drawn is another reply's."""
+    whole = seen[-1][0]
+    growing = [(chips, passes) for chips, passes in seen if 0 < chips < whole]
+    assert all(passes is None or passes <= chips for chips, passes in growing), growing
+    return whole, growing
+
+
 def test_a_new_reply_arrives_pass_by_pass(page: Page):
     """The first time a message is asked with a seed, Nimbus's bubble fills as each target
-    pass adds its tokens, before the counts under it appear."""
+    pass adds its tokens, and the counts under it grow with it. A second message's reply starts
+    from nothing: the first one's counts are not left standing under it."""
     page.add_init_script(WATCH_THE_REPLY)
     page.goto("/thread?seed=4711")  # a seed no other test asks for: its reply is not yet kept
     expect(page.get_by_text("Target passes, speculative")).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
     no_exception(page)
-    seen = page.evaluate("window.__reply")
-    whole = seen[-1][0]
-    growing = sorted({chips for chips, metrics in seen if metrics == 0 and 0 < chips < whole})
-    assert whole >= 20 and len(growing) >= 3, (whole, growing)
+    whole, growing = growing_counts(page.evaluate("window.__reply"))
+    assert whole >= 20 and len({chips for chips, _ in growing}) >= 3, (whole, growing)
+    assert len({passes for _, passes in growing if passes}) >= 3, growing  # the counts grow too
+    page.evaluate("window.__reply = []")
+    page.get_by_role("combobox", name="Customer message").click()
+    page.get_by_role("option", name=QUESTIONS[1]).click()
+    expect(page.get_by_test_id("stChatMessage").first).to_contain_text(QUESTIONS[1], timeout=RUN_MS)
+    expect(page.get_by_text("Target passes, speculative")).to_be_visible(timeout=RUN_MS)
+    expect(page.get_by_text("Drafting and verifying…")).to_have_count(0, timeout=RUN_MS)
+    settled(page)
+    no_exception(page)
+    whole, growing = growing_counts(page.evaluate("window.__reply"))
+    assert len({chips for chips, _ in growing}) >= 3, (whole, growing)
 
 
 WATCH_THE_PLAYGROUND = """
@@ -439,6 +462,12 @@ def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     assert page.evaluate("window.leaveClicks") == 1  # the counter does see the handler's click
     expect(page.get_by_text("Leave instructor mode")).to_have_count(0, timeout=RUN_MS)
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
+    # the button is gone, so the focus goes to the switch that brings instructor mode back
+    switch = page.get_by_role("switch", name="Instructor mode")
+    expect(switch).to_be_focused(timeout=RUN_MS)
+    page.keyboard.press(" ")
+    expect(button(page, "Leave instructor mode")).to_be_visible(timeout=RUN_MS)
+    expect(page.get_by_test_id("stSidebar")).to_be_hidden()
     no_exception(page)
 
 
