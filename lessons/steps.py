@@ -100,11 +100,11 @@ def _drafter_average(sc: Scenario) -> str:
     if alpha is None or sc.sampling != Sampling():
         return ""
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
-    return (f" In general, {sc.drafter_label}'s rounds give {expected_tokens_per_round(alpha, sc.gamma):.2f} "
-            f"tokens on average, if every checked guess is kept independently with chance α = {alpha:.3f}, "
-            "the acceptance rate (β averaged over many positions). The first guess then stands with "
-            "chance α, the first two with α², and so on, and the target's pass always adds one token: "
-            f"{_powers_of_alpha(sc.gamma)} tokens per round.")
+    return (f" In general, {sc.drafter_label} has the acceptance rate α = {alpha:.3f} (β averaged over "
+            "many positions). If every checked guess were kept independently with that chance, the "
+            "first would stand with chance α, the first two with α², and so on, and the target's "
+            f"pass always adds one token: {_powers_of_alpha(sc.gamma)} = "
+            f"{expected_tokens_per_round(alpha, sc.gamma):.2f} tokens per round on average.")
 
 
 def _powers_of_alpha(gamma: int) -> str:

@@ -752,8 +752,8 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
     average = expected_tokens_per_round(alpha, 3)
-    assert f"In general, Nimbus-mini's rounds give {average:.2f} tokens on average, if every checked guess is kept independently with " \
-           f"chance α = {alpha:.3f}" in text
+    assert f"In general, Nimbus-mini has the acceptance rate α = {alpha:.3f}" in text
+    assert f"1 + α + α² + α³ = {average:.2f} tokens per round on average." in text
     # worked from the α shown, the closed form gives the average shown
     shown = float(text.split("α = ")[1][:5])
     assert f"{expected_tokens_per_round(shown, 3):.2f}" == f"{average:.2f}"

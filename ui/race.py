@@ -131,7 +131,7 @@ def _suggest_best_gamma() -> None:
     best = row.best_gamma
     if row.expected_speedup >= 1:
         advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
-                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): each more "
+                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): each extra "
                   "draft costs a draft step, but is reached and kept only with chance α, α², α³…, "
                   "which shrinks fast, and on this CPU the pass that checks the drafts also costs "
                   "more as γ grows.")
@@ -140,8 +140,8 @@ def _suggest_best_gamma() -> None:
                   f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
                   f"γ = {best} ({row.expected_speedup:.2f}x).")
     if row.flattered:
-        advice += (" The table's run timed its checking pass as cheaper than one step (v below 1: "
-                   "the matrix product for one row was the slower one then), so the figure is on "
+        advice += (" The table's run timed its checking pass as cheaper than one step (v below 1, as "
+                   "when the matrix product for one row is the slower one), so the figure is on "
                    "the high side; the race below measures the real speed-up.")
     if s.temperature != 1 or s.top_p != 1:
         advice += (" The table was measured at temperature 1 without top-p; at these settings the "
