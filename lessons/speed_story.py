@@ -28,6 +28,22 @@ def run_numbers(rows: list[dict]) -> list[int]:
     return [order.index(run) + 1 for run in runs]
 
 
+def repeats_text(rows: list[dict], runs: list[int]) -> str:
+    """How often each run wrote each prompt, as a sentence for the speed table's caption."""
+    per_run = {}
+    for row, run in zip(rows, runs):
+        if row.get("repeats"):
+            per_run.setdefault(run, row["repeats"])
+    if not per_run:
+        return ""
+    times = {1: "once", 2: "twice"}
+    if len(set(per_run.values())) == 1:
+        n = next(iter(per_run.values()))
+        return f" Every method wrote each prompt {times.get(n, f'{n} times')}."
+    return " Every method wrote each prompt " + ", ".join(
+        f"{times.get(n, f'{n} times')} in run {run}" for run, n in sorted(per_run.items())) + "."
+
+
 def speed_setting(temperature: float, gamma: int, stop_below: float) -> str:
     """A speed row's settings in one short cell, so that its speed-up still shows beside it on
     a phone: "γ 4, greedy", "γ 8, T 1, stop < 0.5"."""

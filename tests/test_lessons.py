@@ -460,6 +460,15 @@ def test_speed_rows_are_numbered_by_the_run_that_measured_them():
     assert speed_story.run_numbers([{"run": "a"}, {"run": "a"}]) == [1, 1]
 
 
+def test_the_speed_caption_says_how_often_each_run_wrote_each_prompt():
+    rows = [{"repeats": 3}, {"repeats": 3}, {"repeats": 1}]
+    assert speed_story.repeats_text(rows, [1, 1, 2]) == (
+        " Every method wrote each prompt 3 times in run 1, once in run 2.")
+    assert speed_story.repeats_text(rows[:2], [1, 1]) == " Every method wrote each prompt 3 times."
+    assert speed_story.repeats_text([{"repeats": 2}, {}], [1, 2]) == " Every method wrote each prompt twice."
+    assert speed_story.repeats_text([{}], [1]) == ""
+
+
 def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
     """A speed-up below the dotted 1x line is a slowdown; the y axis says what it counts. The
     line is drawn over the data, where a line of tokens per pass near 1 would hide it."""

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (early_stop_chart, load, run_numbers, saved_verify_costs, speed_setting,
-                                 sweep_chart, verify_cost_note)
+from lessons.speed_story import (early_stop_chart, load, repeats_text, run_numbers, saved_verify_costs,
+                                 speed_setting, sweep_chart, verify_cost_note)
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import expected_tokens_per_round
@@ -28,8 +28,7 @@ def speed_table() -> bool:
                    "setting": speed_setting(r["temperature"], r["gamma"], r.get("stop_below", 0.0)),
                    "speed-up": r["speedup"], "vs transformers": r["ours_vs_hf"],
                    "tokens / pass": r["tokens_per_target_pass"],
-                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"],
-                   "repeats": r.get("repeats", "–")}
+                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"]}
                   for r, run in zip(speed, runs)],
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
@@ -38,16 +37,15 @@ def speed_table() -> bool:
                                    "(at temperature 1) gave less than P",
                         "tokens / pass": "Tokens written per pass of Nimbus-large",
                         "vs transformers": "Ours against transformers' assisted generation, same pair",
-                        "repeats": "Each prompt was generated this many times by every method",
                         "run": "Rows of one run were measured together; the machine's load differs "
                                "between runs"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
-                 wide=("target alone", "speculative", "repeats"))
+                 wide=("target alone", "speculative"))
     apart = (" Rows from different runs (the run column) compare by their ratios, not by speeds in "
              "tokens per second, which move with the machine's load." if max(runs) > 1 else "")
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
-               f"{apart} A setting names γ, the temperature (greedy, or T) and any early stop: with "
+               f"{repeats_text(speed, runs)}{apart} A setting names γ, the temperature (greedy, or T) and any early stop: with "
                "stop < P, a round's draft ends after a token the drafter gave less than P, so γ is the "
                "most a round drafts: "
                "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
