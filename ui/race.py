@@ -20,7 +20,7 @@ from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
 from . import focus, settings
-from .display import colored_text, html_block, metric_row, origin_legend, plain_markdown
+from .display import colored_text, html_block, metric_row, number_table, origin_legend, plain_markdown
 from .models import get_pair
 
 
@@ -59,6 +59,17 @@ class Race:
     tokens: int
     base: Finished
     spec: Finished
+    temperature: float = 1.0
+    top_p: float = 1.0
+    seed: int = 0
+
+    @property
+    def speedup(self) -> float | None:
+        return self.spec.rate / self.base.rate if self.base.rate else None
+
+
+# the races a session keeps to compare, newest last
+KEPT_RACES = 8
 
 
 def draw_scoreboard(lanes: tuple[Finished, ...], tokens: int) -> None:
@@ -181,14 +192,16 @@ def render() -> None:
                    "tokens score so nearly alike that rounding tips the choice); above it they "
                    "write different "
                    "samples from the same distribution.")
-        last = st.session_state.get("last_race")
-        if last is not None:  # kept on screen, to compare with the next race
+        races = st.session_state.get("races", [])
+        if races:  # kept on screen, to compare with the next race
+            last = races[-1]
             st.caption(plain_markdown(f"The last race, with {last.settings}:"))
             draw_scoreboard((last.base, last.spec), last.tokens)
             for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
                 with column:
                     draw_lane(lane)
             results(last)
+            races_so_far(races)
         return
     with st.container(key="race_lanes"):
         board = st.empty()
@@ -208,9 +221,31 @@ def render() -> None:
             draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
     pending.empty()
     s = st.session_state
-    race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes))
-    st.session_state.last_race = race
+    race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes),
+                temperature=s.temperature, top_p=s.top_p, seed=int(s.seed))
+    s.races = [*s.get("races", []), race][-KEPT_RACES:]
     results(race)
+    races_so_far(s.races)
+
+
+def races_so_far(races: list[Race]) -> None:
+    """This session's races side by side, newest first, once there are two to compare."""
+    if len(races) < 2:
+        return
+    st.subheader("Your races so far")
+    number_table([{"race": n, "drafter": r.drafter, "γ": r.gamma,
+                   "early stop": f"{r.stop:g}" if r.stop else "off", "temperature": r.temperature, "top-p": r.top_p,
+                   "tokens": len(r.spec.ids), "seed": r.seed, "speed-up": r.speedup,
+                   "tokens / pass": len(r.spec.ids) / r.spec.passes,
+                   "same text": "yes" if r.spec.ids == r.base.ids else "no"}
+                  for n, r in reversed(list(enumerate(races, start=1)))],
+                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f"},
+                 helps={"race": "Numbered in the order they ran; the newest is at the top",
+                        "tokens": "Tokens the speculative side wrote",
+                        "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side"},
+                 wide=("seed", "top-p", "same text"))
+    st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
+               "settings by several races each, not by one.")
 
 
 def race_settings() -> str:
@@ -229,7 +264,7 @@ def results(race: Race) -> None:
     html_block(origin_legend(with_target=True))
     st.space("small")  # the key belongs to the lanes above, not to the figures below
     metric_row(
-        {"label": "Speed-up", "value": f"{spec.rate / base.rate:.2f}x" if base.rate else "–"},
+        {"label": "Speed-up", "value": "–" if race.speedup is None else f"{race.speedup:.2f}x"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
         {"label": "Tokens per target pass", "value": f"{len(spec.ids) / spec.passes:.2f} vs "
                                                       f"{len(base.ids) / base.passes:.2f}"},
@@ -242,10 +277,12 @@ def results(race: Race) -> None:
          "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
                  "that floating-point rounding decides between them. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
-    st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens))
-    if base.rate:
-        speedup, per_pass = spec.rate / base.rate, len(spec.ids) / spec.passes
-        note = overshoot_note(speedup, per_pass)
+    speedup, per_pass = race.speedup, len(spec.ids) / spec.passes
+    note = overshoot_note(speedup, per_pass) if speedup is not None else ""
+    # beside a race that timing noise threw off, "a tenth or two" would read as a contradiction
+    if not note or spec.passes < FEW_PASSES:
+        st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens))
+    if speedup is not None:
         # lost as the metric shows it: 0.998 reads as 1.00x, a draw
         if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
             cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
