@@ -16,6 +16,7 @@ from .style import coin_comparison, prob_text
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 GUESSES = "{guesses}"  # in a step's text: the round's number of guesses, in words (`Step.text`)
+DRAFTER = "{drafter}"  # in a step's text: the draft model's name (`Step.text`)
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,11 @@ class Step:
     all_kept: tuple[str, str] | None = None
 
     def text(self, sc: Scenario) -> tuple[str, str]:
-        """(question, body) for this round, with its number of guesses: four, or fewer where the
-        draft wrote end-of-text."""
+        """(question, body) for this round, with its number of guesses (four, or fewer where the
+        draft wrote end-of-text) and its draft model's name."""
         question, body = self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
         words = NUMBER_WORDS[sc.gamma]
-        return question.replace(GUESSES, words), body.replace(GUESSES, words)
+        return question.replace(GUESSES, words), body.replace(GUESSES, words).replace(DRAFTER, sc.drafter_label)
 
 
 def _q(sc: Scenario, t: int) -> str:
@@ -171,7 +172,7 @@ def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange) -> str:
 
 STEPS = (
     Step(1, "Draft", "What does the small model guess?",
-         "Nimbus-mini is cheap, so we let it run ahead. It samples a token from its own "
+         f"The draft model, {DRAFTER}, is cheap, so we let it run ahead. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
          f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, gamma, is how many tokens the draft guesses before "
          "the big model checks them; one guess-and-check cycle is a **round**). Each "

@@ -488,6 +488,24 @@ def test_predict_first_hides_the_coin_until_flipped():
     assert " ".join(html_texts(at)).count('title="never checked"') == WALKTHROUGH_GAMMA - len(checks)
 
 
+def test_predict_first_moving_on_shows_every_coin():
+    """Next from step 3 before every coin is flipped: steps 4 and 5 tell what the coins did,
+    so back on step 3 they are shown too, with no question left open about them."""
+    at = page("walkthrough", step="3", predict="1", seed="11")
+    button(at, "Guess reject").click().run()
+    assert any("press Next to see them all" in v for v in at.info.values)
+    button(at, "Next").click().run()
+    button(at, "Back").click().run()
+    no_exception(at)
+    assert at.session_state["step"] == 3
+    assert not has_button(at, "Guess keep") and not any(v.startswith("Guess first") for v in at.info.values)
+    assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
+    ordinary = page("walkthrough", step="3", seed="11")
+    assert [h for h in html_texts(at) if "Continuing:" in h] == \
+        [h for h in html_texts(ordinary) if "Continuing:" in h]
+    assert at.success.values == ordinary.success.values  # the takeaway
+
+
 def test_predict_first_starts_afresh_for_a_new_round():
     at = page("walkthrough", step="3", predict="1", seed="11")
     button(at, "Guess reject").click().run()

@@ -689,6 +689,10 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     texts = [part for n in range(1, 6) for part in step(n).text(sc)]
     assert not any("{" in t or "four guesses" in t for t in texts)
     assert ("All three guesses of this round were kept" in step(4).text(sc)[1]) == sc.record.bonus
+    # and they name the round's own draft model
+    assert step(1).text(sc)[1].startswith(f"The draft model, {sc.drafter_label}, is cheap")
+    other = dataclasses.replace(sc, drafter="early-exit-4")
+    assert step(1).text(other)[1].startswith("The draft model, early-exit-4, is cheap")
 
 
 @pytest.mark.parametrize("which", ["rejected", "all_kept"])

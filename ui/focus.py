@@ -19,7 +19,7 @@ _COUNT = "focus_clicks"
 _SCRIPT = """<script>
 (() => {{
   const labels = {labels};
-  const show = {show}, toTop = {to_top}, always = {always};
+  const show = {show}, toTop = {to_top}, always = {always}, then = {then};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
   let ticks = 0, shown = !show, placed = null, steady = 0;
   const timer = setInterval(() => {{
@@ -47,7 +47,10 @@ _SCRIPT = """<script>
     const label = b => text(b).innerText.trim().split("\\n")[0].trim();
     // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
     const usable = b => !b.disabled && b.getClientRects().length > 0;
-    const found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
+    let found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
+    // none of them: the element `then` names, which takes the focus without being a control
+    const other = dropped && !found && then && document.querySelector(then);
+    if (other) {{ other.tabIndex = -1; found = other; }}
     if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
     const done = !labels.length || steady >= 3;
     if ((done && shown) || ++ticks > 50) clearInterval(timer);
@@ -56,23 +59,24 @@ _SCRIPT = """<script>
 </script>"""
 
 
-def after_click(*labels: str, show: str | None = None, to_top: bool = False, always: bool = False) -> None:
+def after_click(*labels: str, show: str | None = None, to_top: bool = False, always: bool = False,
+                then: str | None = None) -> None:
     """Call from a click's callback: after the rerun, should the focus have dropped (or
     `always`), it goes to the first enabled button in the page's main area whose text is one
-    of `labels`.
+    of `labels`, or else to the element the CSS selector `then` names.
     `show`: a CSS selector of the element to scroll to the top of the view if the page is
     scrolled past it; a page that shows it already keeps its title in view, unless `to_top`
     (a projector's short screen, where the title would leave no room for the new content)."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
-    st.session_state[_PENDING] = (labels, show, to_top, always)
+    st.session_state[_PENDING] = (labels, show, to_top, always, then)
 
 
 def restore() -> None:
     """Call once, at the end of the page: carries out the last after_click."""
     pending = st.session_state.pop(_PENDING, None)
     if pending:
-        labels, show, to_top, always = pending
-        _run(labels, show, to_top=to_top, always=always)
+        labels, show, to_top, always, then = pending
+        _run(labels, show, to_top=to_top, always=always, then=then)
 
 
 def show_now(selector: str) -> None:
@@ -110,9 +114,9 @@ def to_element(selector: str) -> None:
             unsafe_allow_javascript=True)
 
 
-def _run(labels, show: str | None, to_top: bool, always: bool) -> None:
+def _run(labels, show: str | None, to_top: bool, always: bool, then: str | None = None) -> None:
     # the count makes each script new to the page, which is what makes it run again
     script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)),
                             show=json.dumps(show), to_top=json.dumps(to_top),
-                            always=json.dumps(always))
+                            always=json.dumps(always), then=json.dumps(then))
     st.html(script, unsafe_allow_javascript=True)

@@ -23,13 +23,18 @@ from .models import get_pair, get_scenario
 LAST = len(STEPS)
 # the step's first line: a new step or round opens there, not at the buttons that were pressed
 STEP_TOP = "#step-top"
+STEP_QUESTION = "step-question"  # the id of the step's question, its heading
 
 
 def _go(delta: int) -> None:
-    # on the first or last step the button pressed is disabled: then the other one
+    # on the first or last step the button pressed is disabled: then the step's question, from
+    # where Tab reads on through the step, and where Enter pressed once too often does nothing
+    # (on the other button it would turn straight back)
     # in instructor mode the step's first line goes to the top, above the new chart
-    focus.after_click(*(("Next", "Back") if delta > 0 else ("Back", "Next")), show=STEP_TOP,
+    focus.after_click("Next" if delta > 0 else "Back", show=STEP_TOP, then=f"#{STEP_QUESTION}",
                       to_top=bool(st.session_state.get("present")))
+    if st.session_state.step == 3 and delta > 0:
+        _reveal_all()
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
@@ -143,6 +148,13 @@ def _predict_first(sc: Scenario) -> int:
     return st.session_state.revealed
 
 
+def _reveal_all() -> None:
+    """Predict first: moving on from step 3 shows the coins not yet flipped (steps 4 and 5 tell
+    what they did), and step 3 then shows them too, with no question left open."""
+    st.session_state.revealed = WALKTHROUGH_GAMMA
+    st.session_state.pop("last_guess", None)
+
+
 def _flip(guess: str, position: int, c) -> None:
     if st.session_state.revealed != position:  # a second press before the page caught up
         return
@@ -234,11 +246,12 @@ def render() -> None:
     revealed = _revealed(sc) if number == 3 and st.session_state.get("predict") else None
     _header(sc, number, revealed)
     question, body = current.text(sc)
-    st.header(question)
+    st.header(question, anchor=STEP_QUESTION)
     st.markdown(body)
     _step_body(sc, number)
     if revealed is not None and revealed < len(sc.record.checks):
-        st.info("Flip every coin to see what this round kept.", icon=":material/lightbulb:")
+        st.info("Flip every coin to see what this round kept, or press Next to see them all at once.",
+                icon=":material/lightbulb:")
     else:
         st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
     _nav()

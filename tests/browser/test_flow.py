@@ -149,7 +149,18 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     button(page, "Next").focus()
     page.keyboard.press("Enter")
     at_step(page, LAST_STEP)
-    expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)  # Next is disabled here
+    # Next is disabled here: the focus goes to the step's question, where Enter does nothing
+    question = page.locator("#step-question")
+    expect(question).to_be_focused(timeout=RUN_MS)
+    page.keyboard.press("Enter")
+    settled(page)
+    at_step(page, LAST_STEP)  # not back at step 4
+    # and Tab reads on into the step: the heading's own link, then its first chart's table view
+    page.keyboard.press("Tab")
+    expect(page.locator('a[href="#step-question"]')).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("summary").filter(has_text="Table view").first).to_be_focused()
+    button(page, "Back").focus()
     page.keyboard.press("Enter")
     at_step(page, LAST_STEP - 1)
     expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)
