@@ -10,6 +10,11 @@ import plotly.graph_objects as go
 from .style import CHART_TEXT, FONT
 
 
+# the most an enlarged chart grows to: with its title and Streamlit's header it fits a
+# 1280×720 projector's view
+PROJECTOR_HEIGHT = 560
+
+
 @dataclass(frozen=True)
 class Chart:
     figure: go.Figure
@@ -48,7 +53,8 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     layout = big["layout"]
     size = layout.setdefault("font", {}).get("size", 12)
     layout["font"]["size"] = size * scale
-    layout["height"] = layout.get("height", 450) * scale
+    # grown less past a height that, with the title above it, fills a 720-pixel projector
+    layout["height"] = min(layout.get("height", 450) * scale, max(layout.get("height", 450), PROJECTOR_HEIGHT))
     # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too;
     # the legend a little larger again, as it names what every colour means (larger ticks would
     # make plotly drop every other token name on a narrow panel)

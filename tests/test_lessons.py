@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import code_lesson, figures, montecarlo, playground, playground_figures, speed_story, steps
-from lessons.chart import enlarged, legible, lifted_title
+from lessons.chart import PROJECTOR_HEIGHT, enlarged, legible, lifted_title
 from lessons.playground import summarize
 import lessons.scenario
 from lessons.scenario import Scenario
@@ -378,7 +378,9 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     big = go.Figure(enlarged(small, 1.5))  # a valid figure: plotly checks every key
     assert small.to_json() == before
     assert big.layout.font.size == pytest.approx(1.5 * small.layout.font.size)
-    assert big.layout.height == pytest.approx(1.5 * small.layout.height)
+    # taller, but no taller than a 720-pixel projector shows with the chart's title
+    assert small.layout.height == 440 and big.layout.height == PROJECTOR_HEIGHT == 560
+    assert go.Figure(enlarged(figures.coin_chart(rejected).figure, 1.5)).layout.height == 1.5 * 330
     assert big.layout.legend.font.size == 21 and {a.tickfont.size for a in big.select_xaxes()} == {18}
     assert [a.font.size for a in big.layout.annotations] == \
         pytest.approx([1.5 * a.font.size for a in small.layout.annotations])
