@@ -41,14 +41,17 @@ def controls() -> None:
                      help="Each step up the ladder has a higher measured acceptance rate (table on "
                      "the So what page). early-exit-K is Nimbus-large's first K layers and its "
                      "output layer, used untrained as a drafter.")
-    c1, c2 = st.columns(2)
+    # the draft's side on the left, the sampling on the right; a row at a time, each slider at
+    # its row's foot, so that a label wrapped in instructor mode's large type moves no slider
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
     c1.slider("Draft noise: blend q with the uniform distribution", key="noise",
               help="0 keeps the drafter as it is; 1 makes it guess uniformly at random",
               **settings.limits("noise"))
-    c1.slider("γ, drafted tokens per round", key="gamma", **settings.limits("gamma"),
-              help=settings.HELP["gamma"])
     c2.slider("Temperature (0 = greedy)", key="temperature", **settings.limits("temperature"),
               help=settings.HELP["temperature"])
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
+    c1.slider("γ, drafted tokens per round", key="gamma", **settings.limits("gamma"),
+              help=settings.HELP["gamma"])
     c2.slider("Top-p", key="top_p", **settings.limits("top_p"), help=settings.HELP["top_p"])
     settings.prompt_box()
 
