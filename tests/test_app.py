@@ -215,8 +215,9 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
     assert len(above) == (float(poor_shown["accept-or-correct"]) > poor_high)
     # at 100 draws the worked example's own shortcuts can hide in the noise: then the draws are
     # named as the reason, not beta (0.495 there)
-    good.select_slider(key="mc_rounds").set_value(100).run()
+    good.select_slider(key="draws").set_value(100).run()
     no_exception(good)
+    assert good.query_params["draws"] == "100"  # a link shows the same draws
     (few,) = [i.value for i in good.info if "cannot rank" in i.value]
     assert few.startswith("At 100 draws perfect samples of p land") and "β =" not in few
 
@@ -287,6 +288,7 @@ def test_a_link_sets_the_sliders_to_values_they_can_show():
 TAMPERED = [
     ("walkthrough", "step", "99", 1),
     ("walkthrough", "step", "\u0663", 1),  # an Arabic-Indic 3, which Python's int() would read
+    ("walkthrough", "draws", "5000", 10_000),  # not one the slider offers
     ("playground", "temperature", "\uff10.5", 1.0),  # a full-width 0
     ("walkthrough", "seed", "abc", DEFAULT_SEED),
     ("walkthrough", "seed", "-5", DEFAULT_SEED),

@@ -7,8 +7,8 @@ from lessons.thread import MAX_QUESTION, QUESTIONS
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 
-from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_param, keep, load,
-                        save, show_problems, text_param)
+from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_choice_param, int_param,
+                        keep, load, save, show_problems, text_param)
 
 MAX_PROMPT_CHARS = 400
 # a round that shows every part of the rule with Nimbus-mini: two drafts kept (one because
@@ -22,7 +22,8 @@ SHARED = [
     bool_param("present"),
     bool_param("predict"),
 ]
-WALKTHROUGH = [int_param("step", 1, 1, 5)]
+SIMULATED_DRAWS = (100, 1_000, 10_000, 100_000)  # step 5's choices
+WALKTHROUGH = [int_param("step", 1, 1, 5), int_choice_param("draws", 10_000, SIMULATED_DRAWS)]
 PLAYGROUND = [
     int_param("gamma", 4, 1, 8),
     float_param("noise", 0.0, 0.0, 1.0, 0.05),

@@ -80,6 +80,16 @@ def choice_param(name: str, default: str, options: Callable[[], list[str]]) -> P
     return Param(name, default, parse, "one of " + ", ".join(options()))
 
 
+def int_choice_param(name: str, default: int, values: tuple[int, ...]) -> Param:
+    """A whole number from a few offered, as a select slider offers them."""
+    def parse(raw: str) -> int:
+        value = int(_ascii(raw))
+        if value not in values:
+            raise ValueError
+        return value
+    return Param(name, default, parse, "one of " + ", ".join(map(str, values)))
+
+
 def bool_param(name: str, default: bool = False) -> Param:
     def parse(raw: str) -> bool:
         if raw.lower() in ("1", "true", "on", "yes"):

@@ -198,8 +198,8 @@ def _exactness(sc: Scenario) -> None:
         st.caption("Nothing was rejected in this round, so the charts below look at the first "
                    "guess's position; the argument holds at every position alike.")
     show_chart(figures.decomposition_chart(p, q, tokens, labels, position=row + 1), "decomposition")
-    rounds = st.select_slider("Simulated draws", [100, 1_000, 10_000, 100_000], value=10_000,
-                              key="mc_rounds", format_func="{:,}".format,
+    rounds = st.select_slider("Simulated draws", settings.SIMULATED_DRAWS, key="draws",
+                              format_func="{:,}".format,
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
