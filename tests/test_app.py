@@ -317,6 +317,17 @@ TAMPERED = [
 ]
 
 
+@pytest.mark.parametrize("name", ["race", "walkthrough"])
+def test_a_setting_no_page_has_leaves_the_link_with_a_message(name):
+    """A misspelt parameter would ride along in every link unread; Streamlit's own stay."""
+    at = page(name, early_stop="abc", gamma="8", embed="true")
+    no_exception(at)
+    warnings = [w.value for w in at.warning]
+    assert warnings == ["Ignored `early_stop=abc` from the link: the app has no setting of that name."]
+    assert "early_stop" not in at.query_params and at.query_params["gamma"] == "8"
+    assert at.query_params["embed"] == "true"
+
+
 @pytest.mark.parametrize("name, param, raw, default", TAMPERED,
                          ids=[f"{n}-{p}={r[:8]}" for n, p, r, _ in TAMPERED])
 def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):

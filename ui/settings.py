@@ -7,8 +7,8 @@ from lessons.thread import MAX_QUESTION, QUESTIONS
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 
-from .url_state import (MAX_SEED, bool_param, choice_param, float_param, int_choice_param, int_param,
-                        keep, load, save, show_problems, text_param)
+from .url_state import (MAX_SEED, bool_param, choice_param, drop_unknown, float_param, int_choice_param,
+                        int_param, keep, load, save, show_problems, text_param)
 
 MAX_PROMPT_CHARS = 400
 # a round that shows every part of the rule with Nimbus-mini: two drafts kept (one because
@@ -33,6 +33,7 @@ PLAYGROUND = [
 ]
 RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
 THREAD = [text_param("message", QUESTIONS[0], MAX_QUESTION)]
+EVERY_PAGE = SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD
 
 __all__ = ["MAX_SEED", "show_problems"]
 
@@ -55,12 +56,12 @@ HELP = {
 def limits(name: str) -> dict:
     """min_value, max_value and step for the widget of the number `name`: exactly the values
     its link accepts."""
-    return next(p.limits for p in SHARED + WALKTHROUGH + PLAYGROUND + RACE if p.name == name)
+    return next(p.limits for p in EVERY_PAGE if p.name == name and p.limits)
 
 
 def keep_all() -> None:
     """Every page keeps every page's settings: the playground's γ survives a visit to So what."""
-    keep(SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD)
+    keep(EVERY_PAGE)
 
 
 def load_walkthrough() -> list[str]:
@@ -96,7 +97,9 @@ def save_thread() -> None:
 
 
 def load_shared() -> list[str]:
-    return load(SHARED)
+    """The sidebar's settings from the link, and messages about what the link got wrong there
+    or named that no page has."""
+    return load(SHARED) + drop_unknown(EVERY_PAGE)
 
 
 def save_shared() -> None:

@@ -189,6 +189,22 @@ def load(params: list[Param]) -> list[str]:
     return problems
 
 
+# parameters Streamlit itself reads from a link
+_STREAMLIT_OWN = ("embed", "embed_options")
+
+
+def drop_unknown(params: list[Param]) -> list[str]:
+    """Take out of the link the parameters that are none of `params` (a misspelt one, say),
+    which would otherwise ride along unread; return a message for each."""
+    known = {p.name for p in params} | set(_STREAMLIT_OWN)
+    problems = []
+    for name in [n for n in st.query_params if n not in known]:
+        problems.append(f"Ignored `{_shown(name)}={_shown(st.query_params.get(name, ''))}` from the "
+                        "link: the app has no setting of that name.")
+        del st.query_params[name]
+    return problems
+
+
 def save(params: list[Param]) -> None:
     """Write the current values into the URL, each parameter once. Blank text is left out: a
     link cannot carry it (see text_param)."""
