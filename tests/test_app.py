@@ -902,18 +902,23 @@ def test_a_lost_race_is_worked_out_from_the_measured_costs():
     assert "own clocks" not in ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
 
 
-def test_a_race_the_pair_loses_says_why(monkeypatch):
-    """The speculative lane's clock is made slow on purpose: the pair loses, and the page
-    works the loss out from the drafter table's c and the γ sweep's v; with the early stop,
-    whose rounds those costs do not describe, it does not."""
+def slow_lane(monkeypatch, method: str) -> None:
+    """Add half a second to one side's clock at each of its passes."""
     step = ui.race.Lane.step
 
     def slow_step(self):
         step(self)
-        if self.method == "speculative":
+        if self.method == method:
             self.clock += 0.5
 
     monkeypatch.setattr(ui.race.Lane, "step", slow_step)
+
+
+def test_a_race_the_pair_loses_says_why(monkeypatch):
+    """The speculative lane's clock is made slow on purpose: the pair loses, and the page
+    works the loss out from the drafter table's c and the γ sweep's v; with the early stop,
+    whose rounds those costs do not describe, it does not."""
+    slow_lane(monkeypatch, "speculative")
     cost = {r.drafter: r.cost_ratio for r in drafter_table()}[default_drafter()]
     for stop, told in (("0", True), ("0.5", False)):
         at = page("race", tokens="24", temperature="0", stop=stop)
@@ -935,14 +940,7 @@ def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
 def test_a_race_thrown_off_by_noise_does_not_also_claim_a_small_scatter(monkeypatch):
     """Nimbus-large's lane is made slow on purpose, so the pair's speed-up overshoots what its
     passes allow: the page says that was noise, and not, beside it, that a race moves by a tenth."""
-    step = ui.race.Lane.step
-
-    def slow_step(self):
-        step(self)
-        if self.method == "target":
-            self.clock += 0.5
-
-    monkeypatch.setattr(ui.race.Lane, "step", slow_step)
+    slow_lane(monkeypatch, "target")
     at = page("race", tokens="24", temperature="0")
     button(at, "Start the race").click().run()
     no_exception(at)
