@@ -35,7 +35,8 @@ class Step:
         draft wrote end-of-text) and its draft model's name."""
         question, body = self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
         words = NUMBER_WORDS[sc.gamma]
-        return question.replace(GUESSES, words), body.replace(GUESSES, words).replace(DRAFTER, sc.drafter_label)
+        body = body.replace(GUESSES, words).replace(DRAFTER, sc.drafter_label)
+        return question.replace(GUESSES, words), body
 
 
 def _q(sc: Scenario, t: int) -> str:

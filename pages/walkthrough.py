@@ -8,6 +8,7 @@ frame.begin("Faster, not different",
             "The draft model (Nimbus-mini, unless another is picked) guesses four tokens and one pass "
             "of Nimbus-large checks them. Guesses are kept up to the first that fails its test; that "
             "one is replaced by a draw from what the draft under-offered, and if all of them pass, "
-            "one more token is drawn from Nimbus-large's own next distribution. The kept guesses were drawn by the draft, yet every token comes "
-            "out distributed exactly as Nimbus-large would have drawn it on its own.")
+            "one more token is drawn from Nimbus-large's own next distribution. The kept guesses were "
+            "drawn by the draft, yet every token comes out distributed exactly as Nimbus-large would "
+            "have drawn it on its own.")
 walkthrough.render()

@@ -234,8 +234,8 @@ def races_so_far(races: list[Race]) -> None:
         return
     st.subheader("Your races so far")
     number_table([{"race": n, "drafter": r.drafter, "γ": r.gamma,
-                   "early stop": f"{r.stop:g}" if r.stop else "off", "temperature": r.temperature, "top-p": r.top_p,
-                   "tokens": len(r.spec.ids), "seed": r.seed, "speed-up": r.speedup,
+                   "early stop": f"{r.stop:g}" if r.stop else "off", "temperature": r.temperature,
+                   "top-p": r.top_p, "tokens": len(r.spec.ids), "seed": r.seed, "speed-up": r.speedup,
                    "tokens / pass": len(r.spec.ids) / r.spec.passes,
                    "same text": "yes" if r.spec.ids == r.base.ids else "no"}
                   for n, r in reversed(list(enumerate(races, start=1)))],
