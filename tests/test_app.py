@@ -320,12 +320,23 @@ TAMPERED = [
 @pytest.mark.parametrize("name", ["race", "walkthrough"])
 def test_a_setting_no_page_has_leaves_the_link_with_a_message(name):
     """A misspelt parameter would ride along in every link unread; Streamlit's own stay."""
-    at = page(name, early_stop="abc", gamma="8", embed="true")
+    at = page(name, early_stop="abc", xyz="1", gamma="8", embed="true")
     no_exception(at)
-    warnings = [w.value for w in at.warning]
-    assert warnings == ["Ignored `early_stop=abc` from the link: the app has no setting of that name."]
-    assert "early_stop" not in at.query_params and at.query_params["gamma"] == "8"
+    warnings = sorted(w.value for w in at.warning)
+    assert warnings == ["Ignored `early_stop=abc` from the link: the app has no setting of that name "
+                        "(the link's name for it may be `stop`).",
+                        "Ignored `xyz=1` from the link: the app has no setting of that name."]
+    assert not {"early_stop", "xyz"} & set(at.query_params) and at.query_params["gamma"] == "8"
     assert at.query_params["embed"] == "true"
+
+
+def test_a_misspelt_setting_is_matched_to_the_one_it_likely_means():
+    from ui.url_state import _meant
+    names = [p.name for p in ui.settings.EVERY_PAGE]
+    assert {n: _meant(n, names) for n in ("early_stop", "temp", "topp", "gama", "Seed", "draft")} == {
+        "early_stop": "stop", "temp": "temperature", "topp": "top_p", "gama": "gamma", "Seed": "seed",
+        "draft": "drafter"}
+    assert _meant("p", names) is _meant("abc", names) is _meant("embed_x", names) is None
 
 
 @pytest.mark.parametrize("name, param, raw, default", TAMPERED,

@@ -233,13 +233,13 @@ def races_so_far(races: list[Race]) -> None:
     if len(races) < 2:
         return
     st.subheader("Your races so far")
-    number_table([{"race": n, "drafter": r.drafter, "γ": r.gamma,
-                   "early stop": f"{r.stop:g}" if r.stop else "off", "temperature": r.temperature,
-                   "top-p": r.top_p, "tokens": len(r.spec.ids), "seed": r.seed, "speed-up": r.speedup,
-                   "tokens / pass": len(r.spec.ids) / r.spec.passes,
-                   "same text": "yes" if r.spec.ids == r.base.ids else "no"}
+    # the results first, where a phone's width still shows them beside the race's number
+    number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": len(r.spec.ids) / r.spec.passes,
+                   "drafter": r.drafter, "γ": r.gamma, "early stop": f"{r.stop:g}" if r.stop else "off",
+                   "temperature": r.temperature, "top-p": r.top_p, "tokens": len(r.spec.ids),
+                   "seed": r.seed, "same text": "yes" if r.spec.ids == r.base.ids else "no"}
                   for n, r in reversed(list(enumerate(races, start=1)))],
-                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f"},
+                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
                         "tokens": "Tokens the speculative side wrote",
                         "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side"},

@@ -49,6 +49,8 @@ _BASE_CSS = """
 [data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
 /* a page's sections are h2 under its h1 title, at the size of Streamlit's subheader */
 [data-testid="stHeading"] h2 { font-size: 1.75rem; }
+/* the step's question takes the focus after Next onto the last step: marked, not boxed in black */
+#step-question:focus { outline: 2px solid #0072B2; outline-offset: 4px; border-radius: 4px; }
 /* words for screen readers only, such as whether a drafted token was kept */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
            white-space: nowrap; }

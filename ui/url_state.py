@@ -10,6 +10,7 @@ address a switch between pages leaves in the history) changes nothing.
 """
 from __future__ import annotations
 
+import difflib
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -199,10 +200,23 @@ def drop_unknown(params: list[Param]) -> list[str]:
     known = {p.name for p in params} | set(_STREAMLIT_OWN)
     problems = []
     for name in [n for n in st.query_params if n not in known]:
+        close = _meant(name, [p.name for p in params])
+        guess = f" (the link's name for it may be `{close}`)" if close else ""
         problems.append(f"Ignored `{_shown(name)}={_shown(st.query_params.get(name, ''))}` from the "
-                        "link: the app has no setting of that name.")
+                        f"link: the app has no setting of that name{guess}.")
         del st.query_params[name]
     return problems
+
+
+def _meant(name: str, names: list[str]) -> str | None:
+    """The setting a misspelt or reworded name most likely means: one whose name holds it or is
+    held in it ("early_stop": stop, "temp": temperature), else one spelt nearly alike."""
+    lower = name.lower()
+    held = [n for n in names if n in lower or (len(lower) >= 3 and lower in n)]
+    if held:
+        return max(held, key=len)
+    close = difflib.get_close_matches(lower, names, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def save(params: list[Param]) -> None:
