@@ -48,11 +48,16 @@ _SCRIPT = """<script>
     // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
     const usable = b => !b.disabled && b.getClientRects().length > 0;
     let found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
-    // none of them: the element `then` names, which takes the focus without being a control
+    // none of them: the element `then` names, anywhere in the page, once drawn and in view (a
+    // collapsed sidebar keeps its controls off to the left); it may be no control
     const other = dropped && !found && then && document.querySelector(then);
-    if (other) {{ other.tabIndex = -1; found = other; }}
+    const box = other && other.getBoundingClientRect();
+    if (box && box.width > 0 && box.right > 0) {{
+      other.tabIndex = Math.max(other.tabIndex, -1);  // a heading too can then hold the focus
+      found = other;
+    }}
     if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
-    const done = !labels.length || steady >= 3;
+    const done = (!labels.length && !then) || steady >= 3;
     if ((done && shown) || ++ticks > 50) clearInterval(timer);
   }}, 100);
 }})();
@@ -86,32 +91,11 @@ def show_now(selector: str) -> None:
     _run((), selector, to_top=True, always=False)
 
 
-_TO_ELEMENT = """<script>
-(() => {{
-  const nonce = {nonce};
-  window.focusAfterClick = nonce;
-  let ticks = 0;
-  const timer = setInterval(() => {{
-    if (window.focusAfterClick !== nonce) return clearInterval(timer);
-    const held = document.activeElement, main = document.querySelector('[data-testid="stMain"]');
-    const target = document.querySelector({selector});
-    // dropped, as above: to the page itself or a container around the main area
-    if (held && held !== document.body && !(main && held.contains(main))) return clearInterval(timer);
-    // drawn, and in view: a collapsed sidebar keeps its controls off to the left
-    const box = target && target.getBoundingClientRect();
-    if (box && box.width > 0 && box.right > 0) {{ target.focus(); clearInterval(timer); }}
-    else if (++ticks > 50) clearInterval(timer);
-  }}, 100);
-}})();
-</script>"""
-
-
 def to_element(selector: str) -> None:
     """Give the focus, if it dropped to the page, to the element `selector` names once it is
     drawn in this run: for a click whose button this run no longer draws at all."""
     st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
-    st.html(_TO_ELEMENT.format(nonce=st.session_state[_COUNT], selector=json.dumps(selector)),
-            unsafe_allow_javascript=True)
+    _run((), None, to_top=False, always=False, then=selector)
 
 
 def _run(labels, show: str | None, to_top: bool, always: bool, then: str | None = None) -> None:
