@@ -124,7 +124,9 @@ def sidebar(drafter: bool = True) -> None:
                               "Nimbus-large")
         st.number_input("Seed", key="seed", **limits("seed"),
                         help="Same seed, same draws: share the link to show the same round")
-        st.toggle("Instructor mode", key="present", help="Large type, wide layout, controls tucked away")
+        st.toggle("Instructor mode", key="present",
+                  help="Large type, wide layout, controls tucked away; Esc leaves it. In the walkthrough "
+                       "→ and ←, or a presentation clicker, turn the steps")
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")
 
 

@@ -2,7 +2,7 @@
 smaller chart labels on a phone."""
 import streamlit as st
 
-from . import focus
+from . import focus, keys
 
 _PRESENT_CSS = """
 <style>
@@ -78,23 +78,6 @@ def _leave() -> None:
     st.session_state.left_presenting = True
 
 
-# Esc on a page with a box to type in: leaves instructor mode unless a box has the key (there
-# Esc belongs to the box: it closes a list or drops what was typed)
-_ESC_OUTSIDE_BOXES = """<script>
-(() => {
-  if (window.escLeavesPresenting) return;
-  window.escLeavesPresenting = true;
-  window.addEventListener("keydown", e => {
-    if (e.key !== "Escape" || e.defaultPrevented) return;
-    if (e.target.closest && e.target.closest('input, textarea, select, [contenteditable="true"], [role="listbox"]')) return;
-    const leave = [...document.querySelectorAll('[data-testid="stMain"] button')]
-      .find(b => b.innerText.includes("Leave instructor mode"));
-    if (leave) leave.click();
-  });
-})();
-</script>"""
-
-
 def apply_presentation(on: bool, esc: bool = True) -> None:
     """Instructor mode's styles and its way out. `esc=False` on a page with a box to type in:
     Streamlit passes Esc through to shortcuts even from a text box, where it would leave
@@ -107,8 +90,8 @@ def apply_presentation(on: bool, esc: bool = True) -> None:
                 focus.to_element(".st-key-present input")
         return
     st.html(_PRESENT_CSS)
-    st.button("Leave instructor mode", on_click=_leave, icon=":material/close:", type="tertiary",
+    st.button(keys.LEAVE, on_click=_leave, icon=":material/close:", type="tertiary",
               shortcut="Esc" if esc else None)
-    if not esc:
-        with st.sidebar:  # hidden in instructor mode, and no gap in the page it would leave
-            st.html(_ESC_OUTSIDE_BOXES, unsafe_allow_javascript=True)
+    with st.sidebar:  # hidden in instructor mode: no gap in the page, as a script there would leave
+        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}),
+                unsafe_allow_javascript=True)

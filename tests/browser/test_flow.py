@@ -433,6 +433,28 @@ def test_instructor_mode_brings_each_new_step_to_the_top_of_a_projector(page: Pa
     no_exception(page)
 
 
+def test_a_presentation_clicker_turns_the_steps_in_instructor_mode(page: Page):
+    """A clicker sends Page Down and Page Up: in instructor mode they turn the step as → and ←
+    do; once instructor mode is left they scroll again."""
+    open_walkthrough(page, "?present=1")
+    settled(page)
+    # the page's script that listens for them runs a moment after the page is drawn
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    for key, k in (("PageDown", 2), ("PageDown", 3), ("PageUp", 2)):
+        page.keyboard.press(key)
+        at_step(page, k)
+        settled(page)
+    button(page, "Leave instructor mode").click()
+    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    page.evaluate("document.activeElement.blur()")  # the focus off the switch, to the page
+    page.keyboard.press("PageDown")
+    page.wait_for_timeout(1500)  # time for a rerun it would wrongly start
+    settled(page)
+    at_step(page, 2)
+    no_exception(page)
+
+
 def test_instructor_mode_shows_the_round_s_link_for_the_class(page: Page):
     """The address bar's link carries present=1; the one shown for the class must not."""
     page.goto("/?step=3&seed=130&present=1")
