@@ -333,9 +333,10 @@ def test_a_setting_no_page_has_leaves_the_link_with_a_message(name):
 def test_a_misspelt_setting_is_matched_to_the_one_it_likely_means():
     from ui.url_state import _meant
     names = [p.name for p in ui.settings.EVERY_PAGE]
-    assert {n: _meant(n, names) for n in ("early_stop", "temp", "topp", "gama", "Seed", "draft")} == {
+    assert {n: _meant(n, names) for n in ("early_stop", "temp", "topp", "gama", "Seed", "draft", "stpe",
+                                            "stoq")} == {
         "early_stop": "stop", "temp": "temperature", "topp": "top_p", "gama": "gamma", "Seed": "seed",
-        "draft": "drafter"}
+        "draft": "drafter", "stpe": "step", "stoq": "stop"}
     assert _meant("p", names) is _meant("abc", names) is _meant("embed_x", names) is None
 
 

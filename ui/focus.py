@@ -21,9 +21,19 @@ _SCRIPT = """<script>
   const labels = {labels};
   const show = {show}, toTop = {to_top}, always = {always}, then = {then};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
-  let ticks = 0, shown = !show, placed = null, steady = 0;
+  let ticks = 0, shown = !show, placed = null, steady = 0, user = false;
+  // a key pressed or a click made meanwhile is the reader's own move: from then on the focus
+  // and the view are theirs (a Tab past the last button would otherwise be sent back to it)
+  const yieldTo = () => {{ user = true; }};
+  window.addEventListener("keydown", yieldTo, true);
+  window.addEventListener("pointerdown", yieldTo, true);
+  const stop = () => {{
+    window.removeEventListener("keydown", yieldTo, true);
+    window.removeEventListener("pointerdown", yieldTo, true);
+    clearInterval(timer);
+  }};
   const timer = setInterval(() => {{
-    if (window.focusAfterClick !== {nonce}) return clearInterval(timer);
+    if (window.focusAfterClick !== {nonce} || user) return stop();
     const start = !shown && document.querySelector(show);
     if (start) {{
       start.style.scrollMarginTop = "4.5rem";  // clear of Streamlit's header
@@ -58,7 +68,7 @@ _SCRIPT = """<script>
     }}
     if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
     const done = (!labels.length && !then) || steady >= 3;
-    if ((done && shown) || ++ticks > 50) clearInterval(timer);
+    if ((done && shown) || ++ticks > 50) stop();
   }}, 100);
 }})();
 </script>"""

@@ -210,13 +210,16 @@ def drop_unknown(params: list[Param]) -> list[str]:
 
 def _meant(name: str, names: list[str]) -> str | None:
     """The setting a misspelt or reworded name most likely means: one whose name holds it or is
-    held in it ("early_stop": stop, "temp": temperature), else one spelt nearly alike."""
+    held in it ("early_stop": stop, "temp": temperature), else one spelt nearly alike, two
+    letters swapped first ("stpe": step)."""
     lower = name.lower()
     held = [n for n in names if n in lower or (len(lower) >= 3 and lower in n)]
     if held:
         return max(held, key=len)
-    close = difflib.get_close_matches(lower, names, n=1, cutoff=0.75)
-    return close[0] if close else None
+    close = difflib.get_close_matches(lower, names, n=3, cutoff=0.75)
+    # two letters swapped score no higher than one letter changed ("stpe": step and stop alike)
+    swapped = [n for n in close if sorted(n) == sorted(lower)]
+    return (swapped or close or [None])[0]
 
 
 def save(params: list[Param]) -> None:

@@ -184,6 +184,25 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     no_exception(page)
 
 
+def test_tab_moves_on_from_the_buttons_right_after_a_step_change(page: Page):
+    """The focus is watched for a few seconds after a click, as the rerun settles; a Tab
+    pressed meanwhile is the reader's own move and must not be undone (Tab past the last button
+    leaves the focus on the page, which the watch would take for a dropped focus)."""
+    page.goto("/?step=2")
+    at_step(page, 2, FIRST_LOAD_MS)
+    button(page, "Next").focus()
+    page.keyboard.press("Enter")
+    at_step(page, 3)
+    expect(button(page, "Next")).to_be_focused()
+    seen = []
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(300)
+        seen.append(page.evaluate("document.activeElement.innerText || document.activeElement.tagName"))
+    assert not any(s.startswith("Next") for s in seen), seen
+    no_exception(page)
+
+
 def test_a_new_step_opens_at_its_start(page: Page):
     """Next is pressed at the foot of a step; the next step must not open at its foot too, or a
     class watching a projector sees only its last lines."""
