@@ -17,6 +17,12 @@ from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLO
                     prob_is, prob_pair, says, token_label, visible)
 
 
+def table_number(x) -> float:
+    """A probability for a chart's table: four significant digits, so that a small one still
+    shows (rounded to four decimals, 0.00002 read as 0 beside a ratio p/q of 0.19)."""
+    return float(f"{float(x):.4g}")
+
+
 def _slanted_token_axis(fig: go.Figure) -> go.Figure:
     """Token names slanted under each panel, or vertical where slanted ones would overlap (a
     phone's narrow panels)."""
@@ -66,7 +72,7 @@ def draft_chart(sc) -> Chart:
                                      "width": 2}},
                     name="q(x)", showlegend=False, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
         _bold_drawn(fig, top, names, chosen, row=1, col=i + 1)  # as at step 2
-        rows += [{"position": i + 1, "token": sc.label(t), "q": round(float(q[t]), 4),
+        rows += [{"position": i + 1, "token": sc.label(t), "q": table_number(q[t]),
                   "drafted": t == chosen} for t in top]
     # the key in the drawn bars' colour and outline: a bar trace's own key takes its first bar's
     # colour, the paler one of a token not drawn
@@ -126,8 +132,8 @@ def verify_chart(sc) -> Chart:
         if i < sc.gamma:
             fig.add_bar(x=names, y=np.minimum(p, q), name="min(p, q)", marker_color=OVERLAP_COLOR,
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
-        rows += [{"position": i + 1, "token": sc.label(t), "p": round(float(a), 4),
-                  "q": round(float(b), 4)} for t, a, b in zip(top, p, q)]
+        rows += [{"position": i + 1, "token": sc.label(t), "p": table_number(a),
+                  "q": table_number(b)} for t, a, b in zip(top, p, q)]
         # left alone, plotly names every other token on a narrow panel, and that may skip the
         # very guess being checked
         _bold_drawn(fig, top, names, drafted, row=1, col=i + 1)
@@ -137,6 +143,9 @@ def verify_chart(sc) -> Chart:
     fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
+
+
+NO_FLIP = "—"  # the coin chart's table, where no coin flip is shown
 
 
 def coin_chart(sc, reveal: int | None = None) -> Chart:
@@ -152,22 +161,25 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     for i, t in enumerate(sc.draft_tokens):
         name = f"{i + 1}: “{token_label(sc.label(t))}”"
         labels.append(name)
+        # p and q are known at every guess (one pass scored them all); u only where a coin
+        # was flipped and is shown ("—" in the table, where None would read as a value)
+        p_x, q_x = float(sc.p_dists[i][t]), float(sc.q_dists[i][t])
+        a = acceptance_probability(p_x, q_x)
+        row = {"position": i + 1, "token": sc.label(t), "p": table_number(p_x), "q": table_number(q_x),
+               "min(1, p/q)": table_number(a)}
         if i >= len(checks) and ended:
             fig.add_bar(y=[name], x=[1.0], orientation="h", marker_color="#f0f0f0",
                         marker_line={"color": "#b0b0b0", "width": 1},
                         name="never checked", showlegend=i == len(checks), legendgroup="n")
-            rows.append({"position": i + 1, "token": sc.label(t), "verdict": "never checked"})
+            rows.append(row | {"u": NO_FLIP, "verdict": "never checked"})
             continue
-        p_x, q_x = float(sc.p_dists[i][t]), float(sc.q_dists[i][t])
-        a = acceptance_probability(p_x, q_x)
         fig.add_bar(y=[name], x=[a], orientation="h", marker_color=OVERLAP_COLOR,
                     name="keep if u < min(1, p/q)", showlegend=i == 0, legendgroup="a")
         fig.add_bar(y=[name], x=[1 - a], orientation="h", marker_color="#d9d9d9",
                     name="reject", showlegend=i == 0, legendgroup="r")
         c = checks[i] if i < shown else None
-        rows.append({"position": i + 1, "token": sc.label(t), "p": round(p_x, 4), "q": round(q_x, 4),
-                     "min(1, p/q)": round(a, 4), "u": round(c.u, 4) if c else None,
-                     "verdict": ("kept" if c.accepted else "rejected") if c else "?"})
+        rows.append(row | {"u": f"{c.u:.4f}" if c else NO_FLIP,
+                           "verdict": ("kept" if c.accepted else "rejected") if c else "?"})
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
@@ -211,7 +223,7 @@ def correction_chart(sc) -> Chart:
                                marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top],
                                             "width": 3}))
         _bold_drawn(fig, top, names, drawn)
-        rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "drawn": t == drawn} for t in top]
+        rows = [{"token": sc.label(t), "p": table_number(p[t]), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it "
                f"({prob_is('p', p[drawn])}).")
@@ -237,8 +249,8 @@ def correction_chart(sc) -> Chart:
                 marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top], "width": 3},
                 row=1, col=3)
     _bold_drawn(fig, top, names, drawn)
-    rows = [{"token": sc.label(t), "p": round(float(p[t]), 4), "q": round(float(q[t]), 4),
-             "max(0, p-q)": round(float(leftover[t]), 4), "residual": round(float(residual[t]), 4),
+    rows = [{"token": sc.label(t), "p": table_number(p[t]), "q": table_number(q[t]),
+             "max(0, p-q)": table_number(leftover[t]), "residual": table_number(residual[t]),
              "drawn": t == drawn} for t in top]
     alt = (f"“{sc.label(rejected.token)}” was rejected. The leftover mass, {prob_is('Z', z)}, is spread "
            f"over the tokens the target wanted more than the draft; normalised into r, it gave "
@@ -278,9 +290,9 @@ def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Ch
     where = f" at drafted position {position}" if position else ""
     fig = base_layout(fig, f"Why it is exact{where}: the two routes to x add up to p(x)")
     fig.update_layout(barmode="stack")
-    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "kept": round(float(kept[t]), 4),
-             "corrected": round(float(corrected[t]), 4), "sum": round(float(kept[t] + corrected[t]), 4),
-             "p": round(float(p[t]), 4)} for t in tokens]
+    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "kept": table_number(kept[t]),
+             "corrected": table_number(corrected[t]), "sum": table_number(kept[t] + corrected[t]),
+             "p": table_number(p[t])} for t in tokens]
     worst = float(np.max(np.abs(kept + corrected - p)))
     alt = (f"For every token the kept part plus the corrected part equals p; the largest difference "
            f"over the whole vocabulary is {worst:.1e}, floating-point rounding.")
@@ -304,9 +316,11 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, draws: in
                     y=[y for t in tokens for y in (p[t], p[t], None)], mode="lines", name="p(x), the target",
                     line={"width": 4, "color": P_COLOR}, hoverinfo="skip")
     fig.update_xaxes(tickmode="array", tickvals=slots, ticktext=names)
-    fig = base_layout(fig, f"{draws:,} simulated draws at this position: which rule reproduces p?", 380)
-    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": round(float(p[t]), 4),
-             **{rule: round(float(f[t]), 4) for rule, f in freqs.items()}} for t in tokens]
+    # slanted to the left: the last name, slanted right, ran past a phone's edge and was dropped
+    fig = _slanted_token_axis(base_layout(fig, f"{draws:,} simulated draws at this position: which rule "
+                                               "reproduces p?", 380))
+    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": table_number(p[t]),
+             **{rule: table_number(f[t]) for rule, f in freqs.items()}} for t in tokens]
     tv = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
     alt = (f"Total-variation distance to p after {draws:,} draws, over the tokens shown and "
            "everything else: " + "; ".join(f"{r}: {d:.3f}" for r, d in tv.items()) + ".")

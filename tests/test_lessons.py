@@ -202,8 +202,15 @@ def test_coin_chart_shows_every_flip(rejected):
     assert len(chart.figure.data) == 2 * len(checks) + (GAMMA - len(checks)) + 1
     assert coin_points(chart) == pytest.approx([c.u for c in checks])
     assert [r["verdict"] for r in chart.rows] == ["kept", "rejected", "never checked"]
+    # the guess never checked still has the p and q that one pass gave every guess
+    never = chart.rows[2]
+    t = sc.draft_tokens[2]
+    assert (never["p"], never["q"], never["u"]) == (figures.table_number(sc.p_dists[2][t]),
+                                                     figures.table_number(sc.q_dists[2][t]), figures.NO_FLIP)
+    # and a small probability keeps its size: four decimals read 0.00002 as 0
+    assert figures.table_number(2.345678e-5) == 2.346e-5 and figures.table_number(0.53234) == 0.5323
     for r, c in zip(chart.rows, checks):
-        assert r["u"] == pytest.approx(c.u, abs=1e-4)
+        assert float(r["u"]) == pytest.approx(c.u, abs=1e-4)
         assert r["min(1, p/q)"] == pytest.approx(c.accept_prob, abs=1e-4)
     assert checks[1].accept_prob == 0.0 and checks[0].accept_prob == 1.0
     for c in checks:
@@ -219,7 +226,7 @@ def test_coin_chart_shows_every_flip(rejected):
 def test_coin_chart_reveal_zero_hides_every_u(rejected):
     chart = figures.coin_chart(rejected, reveal=0)
     assert coin_points(chart) == []
-    assert all(r.get("u") is None for r in chart.rows)
+    assert all(r["u"] == figures.NO_FLIP for r in chart.rows)
     # nothing tells where the round ends: the third draft, never checked, looks like the others
     assert [r["verdict"] for r in chart.rows] == ["?", "?", "?"]
     assert len(chart.figure.data) == 2 * GAMMA + 1 and "never checked" not in strings(chart.figure.to_dict())

@@ -598,6 +598,28 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
     assert_labels_apart(page, "so what", least=6)
 
 
+# for each chart, each x axis that names its bars: (axis, names set, names drawn); plotly
+# drops a name that would run past the chart's edge
+_BAR_NAMES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].flatMap(gd =>
+  Object.entries(gd._fullLayout)
+    .filter(([key, ax]) => /^xaxis\\d*$/.test(key) && ax.tickmode === "array" && ax.tickvals)
+    .map(([key, ax]) => [key, ax.tickvals.length, [...gd.querySelectorAll(`.${ax._id}tick text`)]
+      .filter(t => t.getBoundingClientRect().width > 0 && getComputedStyle(t).display !== "none").length]))"""
+
+
+def test_every_bar_is_named_on_a_phone(new_context):
+    page = new_context(viewport=PHONE).new_page()
+    for k, charts in ((1, 1), (2, 1), (4, 1), (5, 2)):
+        page.goto(f"/?step={k}")
+        at_step(page, k, timeout=FIRST_LOAD_MS)
+        plots = page.locator('[data-testid="stMain"] .js-plotly-plot')
+        expect(plots).to_have_count(charts, timeout=RUN_MS)
+        plots.last.locator(".xtick").first.wait_for()
+        axes = page.evaluate(_BAR_NAMES)
+        assert axes and all(drawn == named for _, named, drawn in axes), (k, axes)
+    no_exception(page)
+
+
 # metric labels and values that a metric cuts off with an ellipsis at its column's edge
 _CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"] *')]
   .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
