@@ -30,10 +30,11 @@ import ui.race
 import ui.walkthrough
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
+from lessons.speed_story import saved_verify_costs
 from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import is_blank
-from specdec_core.quality import drafter_table
+from specdec_core.quality import best_gamma, drafter_table
 from specdec_core.sampling import speculative_round
 from lessons.style import ORIGIN_COLORS, visible
 from ui.display import chip, colored_text, origin_legend, plain_markdown, plain_text
@@ -960,18 +961,20 @@ def test_a_race_thrown_off_by_noise_does_not_also_claim_a_small_scatter(monkeypa
     assert "That is timing noise" in captions and "a tenth or two" not in captions
 
 
-def test_race_advice_says_when_the_table_flatters_it(monkeypatch):
-    """The advice's expected speed-up is called high exactly when the table's run timed the
-    checking pass as cheaper than one step (v below 1)."""
+def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
+    """The advice's best γ and speed-up come from the table's α and c with the checking pass at
+    the γ sweep's measured costs, as on the playground, whatever v the table's own run timed
+    (below 1, it flattered the table's figure)."""
     row = {r.drafter: r for r in drafter_table()}[default_drafter()]
-    other = 8 if row.best_gamma != 8 else 1
-    flattered = "the figure is on the high side"
-    for v, said in ((0.97, True), (1.12, False)):
+    best, speedup = best_gamma(row.alpha, row.cost_ratio, saved_verify_costs())
+    assert ui.race.expected_best(row) == (best, speedup)
+    other = 8 if best != 8 else 1
+    for v in (0.9, 1.3):  # the table's own v: no part in the advice
         monkeypatch.setattr(ui.race, "drafter_quality", lambda name, v=v: replace(row, verify_cost=v))
         at = page("race", gamma=str(other))
         no_exception(at)
-        advice = [c.value for c in at.caption if f"pay off most at γ = {row.best_gamma}" in c.value]
-        assert len(advice) == 1 and (flattered in advice[0]) == said
+        advice = [c.value for c in at.caption if f"pay off most at γ = {best} ({speedup:.2f}x)" in c.value]
+        assert len(advice) == 1 and "γ sweep's measured costs" in advice[0]
 
 
 def test_race_lanes_name_the_chosen_drafter():
@@ -987,7 +990,7 @@ def test_race_points_to_the_measured_best_gamma():
     """The drafter table's best γ is suggested when the race runs at another γ without the
     early stop, and only then; a drafter that never pays off is called slower."""
     table = {r.drafter: r for r in drafter_table()}
-    best = table[default_drafter()].best_gamma
+    best, _ = ui.race.expected_best(table[default_drafter()])
     other = 8 if best != 8 else 1
     hint = f"expected to pay off most at γ = {best}"
     at = page("race", gamma=str(other))
@@ -1006,11 +1009,11 @@ def test_race_points_to_the_measured_best_gamma():
         assert any(hint in c.value and caveat in c.value for c in at.caption)
     at = page("race", gamma=str(other), stop="0.5")  # the early stop changes what pays
     assert not any("γ =" in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
-    poor = table["early-exit-4"]
-    assert poor.expected_speedup < 1
-    at = page("race", drafter="early-exit-4", gamma=str(8 if poor.best_gamma != 8 else 1))
+    poor, speedup = ui.race.expected_best(table["early-exit-4"])
+    assert speedup < 1
+    at = page("race", drafter="early-exit-4", gamma=str(8 if poor != 8 else 1))
     assert any(f"early-exit-4 is expected to be slower than Nimbus-large alone at every γ; it loses least at "
-               f"γ = {poor.best_gamma}" in c.value for c in at.caption)
+               f"γ = {poor}" in c.value for c in at.caption)
 
 
 HOSTILE = "<b>bold</b><script>alert(1)</script>"

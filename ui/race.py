@@ -17,7 +17,7 @@ from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream
 from specdec_core.inputs import is_blank
-from specdec_core.quality import drafter_quality
+from specdec_core.quality import best_gamma, drafter_quality
 
 from . import focus, settings
 from .display import colored_text, html_block, metric_row, number_table, origin_legend, plain_markdown
@@ -131,29 +131,35 @@ def _use_gamma(gamma: int) -> None:
     focus.after_click("Start the race")  # the button pressed goes away with the advice
 
 
+def expected_best(row) -> tuple[int, float]:
+    """The best γ and its expected speed-up from the drafter table's α and c, with the checking
+    pass at the γ sweep's measured costs, as the playground prices it (the table's own run may
+    have timed that pass below one step, which flatters its figure); the table's own figures
+    where no sweep was saved."""
+    verify = saved_verify_costs()
+    return best_gamma(row.alpha, row.cost_ratio, verify) if verify else (row.best_gamma, row.expected_speedup)
+
+
 def _suggest_best_gamma() -> None:
-    """Point to the γ the drafter table measured as best here, one click away. Only without
-    the early stop, which the table's γ does not account for; away from the table's sampling
-    settings (temperature 1, no top-p), saying that the best γ may differ there."""
+    """Point to the γ expected to be best here, one click away. Only without the early stop,
+    which the closed form does not account for; away from the table's sampling settings
+    (temperature 1, no top-p), saying that the best γ may differ there."""
     s = st.session_state
     row = drafter_quality(s.drafter)
-    if row is None or row.best_gamma == s.gamma or s.stop > 0:
+    if row is None:
         return
-    best = row.best_gamma
-    if row.expected_speedup >= 1:
-        advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
-                  f"expected to pay off most at γ = {best} ({row.expected_speedup:.2f}x): each extra "
-                  "draft costs a draft step, but is reached and kept only with chance α, α², α³…, "
-                  "which shrinks fast, and on this CPU the pass that checks the drafts also costs "
-                  "more as γ grows.")
+    best, speedup = expected_best(row)
+    if best == s.gamma or s.stop > 0:
+        return
+    source = (f"From the drafter table's α and c on the So what page, with the checking pass at the "
+              f"γ sweep's measured costs, {drafter_label(s.drafter)} is expected to")
+    if speedup >= 1:
+        advice = (f"{source} pay off most at γ = {best} ({speedup:.2f}x): each extra draft costs a "
+                  "draft step, but is reached and kept only with chance α, α², α³…, which shrinks "
+                  "fast, and on this CPU the pass that checks the drafts also costs more as γ grows.")
     else:
-        advice = (f"From the drafter table on the So what page, {drafter_label(s.drafter)} is "
-                  f"expected to be slower than Nimbus-large alone at every γ; it loses least at "
-                  f"γ = {best} ({row.expected_speedup:.2f}x).")
-    if row.flattered:
-        advice += (" The table's run timed its checking pass as cheaper than one step (v below 1, as "
-                   "when the matrix product for one row is the slower one), so the figure is on "
-                   "the high side; the race below measures the real speed-up.")
+        advice = (f"{source} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
+                  f"({speedup:.2f}x).")
     if s.temperature != 1 or s.top_p != 1:
         advice += (" The table was measured at temperature 1 without top-p; at these settings the "
                    "drafts are kept more or less often, so the best γ may differ (the playground "
