@@ -42,5 +42,6 @@ _SCRIPT = """<script>
 def script(keys: dict[str, str]) -> str:
     """A script by which, while instructor mode is on, each key in `keys` (a KeyboardEvent.key
     such as "PageDown") presses the enabled button of the main area with that label, unless a
-    box has the key, or a slider Page Up or Page Down. For `st.html(..., unsafe_allow_javascript=True)`."""
+    box has the key, or a slider Page Up or Page Down. For `st.html` with
+    `unsafe_allow_javascript=True`."""
     return _SCRIPT.format(keys=json.dumps(keys), leave=json.dumps(LEAVE))

@@ -137,7 +137,9 @@ def expected_best(row) -> tuple[int, float]:
     have timed that pass below one step, which flatters its figure); the table's own figures
     where no sweep was saved."""
     verify = saved_verify_costs()
-    return best_gamma(row.alpha, row.cost_ratio, verify) if verify else (row.best_gamma, row.expected_speedup)
+    if not verify:
+        return row.best_gamma, row.expected_speedup
+    return best_gamma(row.alpha, row.cost_ratio, verify)
 
 
 def _suggest_best_gamma() -> None:
