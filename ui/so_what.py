@@ -46,9 +46,9 @@ def speed_table() -> bool:
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
                f"{repeats_text(speed, runs)}{apart} A setting names γ, the temperature (greedy, or T) "
-               "and any early stop: with stop < P, a round's draft ends after a token the drafter gave less than P, so γ is the "
-               "most a round drafts: "
-               "fewer drafts are thrown away after a rejection, and the pass that checks them is cheaper.")
+               "and any early stop: with stop < P, a round's draft ends after a token the drafter gave "
+               "less than P, so γ is the most a round drafts: fewer drafts are thrown away after a "
+               "rejection, and the pass that checks them is cheaper.")
     return True
 
 
