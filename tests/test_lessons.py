@@ -923,7 +923,9 @@ def test_verify_cost_note_reads_both_machines():
     assert "costs 1.36 passes over one" in alone and "H200" not in alone
     gpu = {"device": "NVIDIA H200", "verify_cost": {"1": 1.24, "4": 1.22, "8": 1.26}}
     both = verify_cost_note(cpu, gpu)
-    assert "on an NVIDIA H200" in both and "1.22 to 1.26" in both
+    assert "on an NVIDIA H200" in both and "1.22 to 1.26" in both and "too small" in both
+    free = verify_cost_note(cpu, {"device": "NVIDIA H200", "verify_cost": {"1": 1.0, "4": 0.98, "8": 1.03}})
+    assert "0.98 to 1.03" in free and "It holds on an NVIDIA H200" in free and "too small" not in free
 
 
 def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
