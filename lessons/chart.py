@@ -76,12 +76,17 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
 def legible(spec: dict) -> dict:
     """A figure dict with its ticks, axis titles and panel titles in CHART_TEXT, edited in place:
     Streamlit's chart theme greys them. As a dict, like `enlarged`: plotly's validated setters
-    took 26 ms for a five-panel chart, on every rerun."""
+    took 26 ms for a five-panel chart, on every rerun. Ticks, axis titles and the legend get
+    the theme's own sizes where `enlarged` has not set theirs: the theme sizes them in rem, so a
+    chart drawn as instructor mode's larger page type goes away kept that type's sizes."""
     layout = spec["layout"]
+    layout.setdefault("legend", {}).setdefault("font", {}).setdefault("size", 12)
     for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
         axis = layout.setdefault(key, {})
         axis.setdefault("tickfont", {})["color"] = CHART_TEXT
+        axis["tickfont"].setdefault("size", 12)
         axis.setdefault("title", {}).setdefault("font", {})["color"] = CHART_TEXT
+        axis["title"]["font"].setdefault("size", 14)
     for note in layout.get("annotations", []):  # panel titles
         note.setdefault("font", {})["color"] = CHART_TEXT
     return spec

@@ -83,6 +83,9 @@ def apply_presentation(on: bool, esc: bool = True) -> None:
     Streamlit passes Esc through to shortcuts even from a text box, where it would leave
     instructor mode before the typed text reaches the app; there a script of ours leaves it
     on an Esc pressed outside the boxes."""
+    with st.sidebar:  # at its foot, hidden in instructor mode: no gap in the page, as a script there leaves
+        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}),
+                unsafe_allow_javascript=True)
     if not on:
         if st.session_state.pop("left_presenting", False):
             # the Leave button is gone: the focus goes to the switch that brings it back
@@ -92,6 +95,3 @@ def apply_presentation(on: bool, esc: bool = True) -> None:
     st.html(_PRESENT_CSS)
     st.button(keys.LEAVE, on_click=_leave, icon=":material/close:", type="tertiary",
               shortcut="Esc" if esc else None)
-    with st.sidebar:  # hidden in instructor mode: no gap in the page, as a script there would leave
-        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}),
-                unsafe_allow_javascript=True)

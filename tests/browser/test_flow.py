@@ -474,6 +474,36 @@ def test_a_presentation_clicker_turns_the_steps_in_instructor_mode(page: Page):
     no_exception(page)
 
 
+# the type sizes of a chart's tick labels and legend entries, in pixels as drawn
+_TEXT_SIZES = """key => [...document.querySelectorAll(`.st-key-${key} .xtick text, .st-key-${key} .legendtext`)]
+  .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+
+
+def test_leaving_instructor_mode_gives_back_the_ordinary_charts_and_arrows(page: Page):
+    """Esc out of instructor mode: step 2's chart draws its ticks and legend at the size of the
+    ordinary page again (a chart redrawn in place kept the projector's), and → still turns the
+    step while the focus is on the instructor-mode switch, where leaving put it."""
+    page.goto("/?step=2")
+    at_step(page, 2, FIRST_LOAD_MS)
+    page.locator(".st-key-verify .xtick text").first.wait_for(timeout=RUN_MS)
+    ordinary = sorted(set(page.evaluate(_TEXT_SIZES, "verify")))
+    page.goto("/?step=2&present=1")
+    at_step(page, 2)
+    page.locator(".st-key-verify .xtick text").first.wait_for(timeout=RUN_MS)
+    settled(page)
+    assert min(page.evaluate(_TEXT_SIZES, "verify")) > max(ordinary), ordinary
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    page.wait_for_function(f"() => {{ const s = ({_TEXT_SIZES})('verify');"
+                           f" return s.length && s.every(x => {ordinary}.includes(x)); }}",
+                           timeout=RUN_MS)
+    page.wait_for_function("() => document.activeElement.closest('.st-key-present')", timeout=RUN_MS)
+    page.keyboard.press("ArrowRight")
+    at_step(page, 3)
+    no_exception(page)
+
+
 def test_instructor_mode_shows_the_round_s_link_for_the_class(page: Page):
     """The address bar's link carries present=1; the one shown for the class must not."""
     page.goto("/?step=3&seed=130&present=1")
