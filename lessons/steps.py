@@ -162,8 +162,9 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
 def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange) -> str:
     """Step 5's word where the exact rule's own simulated distance (`distance`) lands above the
     range chance gives 9 runs in 10, as 1 run in 20 does: said, so that the rule is not read as
-    failing the test that shows it exact."""
-    if distance <= chance.high:
+    failing the test that shows it exact. Compared as shown, to three decimals: a distance
+    that reads as the range's top is at its edge, not above it."""
+    if round(distance, 3) <= round(chance.high, 3):
         return ""
     return (f"This time accept-or-correct itself lands above that range ({distance:.3f} against up to "
             f"{chance.high:.3f}). Perfect samples of p do that 1 run in 20, and the rule's output is "

@@ -22,6 +22,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import lessons.scenario
+import lessons.speed_story
 import lessons.thread
 import specdec_core.models
 import ui.models
@@ -692,6 +693,13 @@ def test_so_what_page_runs():
     assert list(family.columns[:3]) == ["drafter", "α", "expected speed-up"]
     assert dict(zip(family["drafter"], family["α"]))[default_drafter()] == round(
         next(r.alpha for r in drafter_table() if r.drafter == default_drafter()), 3)
+    # the figure the race's advice quotes, with the check priced at the γ sweep's costs
+    swept = lessons.speed_story.SWEPT
+    best = {r.drafter: lessons.speed_story.expected_best(r) for r in drafter_table()}
+    assert dict(zip(family["drafter"], family[swept])) == {d: round(x, 2) for d, (_, x) in best.items()}
+    # its own best γ only where one differs from the table's
+    differ = any(g != r.best_gamma for r in drafter_table() for g in [best[r.drafter][0]])
+    assert (f"best γ, {swept}" in family.columns) == differ
 
 
 def test_so_what_tables_grow_with_instructor_mode():
@@ -811,6 +819,18 @@ def test_a_race_too_short_to_measure_says_so(passes, said):
     if passes < ui.race.FEW_PASSES:
         assert "Raise Tokens" in ui.race.race_note(passes)
         assert "ended this text early" in ui.race.race_note(passes, ended_early=True)
+
+
+def test_a_side_that_ends_its_text_early_is_named():
+    def lane(name, n):
+        return ui.race.Finished(name, ("x",) * n, ("target",) * n, tuple(range(n)), n, 0, 1.0)
+
+    alone, pair = lane("Nimbus-large alone", 49), lane("Nimbus-mini drafts, Nimbus-large checks", 160)
+    note = ui.race.ended_note((alone, pair), 160)
+    assert note.startswith("Nimbus-large alone ended its text after 49 of 160 tokens,") and "checks" not in note
+    assert ui.race.ended_note((pair, pair), 160) == ""
+    both = ui.race.ended_note((alone, lane("the pair", 60)), 160)
+    assert "49 of 160 tokens and the pair ended its text after 60 of 160" in both
 
 
 def test_the_noise_slider_reaches_generate(monkeypatch):
@@ -967,7 +987,7 @@ def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
     (below 1, it flattered the table's figure)."""
     row = {r.drafter: r for r in drafter_table()}[default_drafter()]
     best, speedup = best_gamma(row.alpha, row.cost_ratio, saved_verify_costs())
-    assert ui.race.expected_best(row) == (best, speedup)
+    assert lessons.speed_story.expected_best(row) == (best, speedup)
     other = 8 if best != 8 else 1
     for v in (0.9, 1.3):  # the table's own v: no part in the advice
         monkeypatch.setattr(ui.race, "drafter_quality", lambda name, v=v: replace(row, verify_cost=v))
@@ -990,7 +1010,7 @@ def test_race_points_to_the_measured_best_gamma():
     """The drafter table's best γ is suggested when the race runs at another γ without the
     early stop, and only then; a drafter that never pays off is called slower."""
     table = {r.drafter: r for r in drafter_table()}
-    best, _ = ui.race.expected_best(table[default_drafter()])
+    best, _ = lessons.speed_story.expected_best(table[default_drafter()])
     other = 8 if best != 8 else 1
     hint = f"expected to pay off most at γ = {best}"
     at = page("race", gamma=str(other))
@@ -1009,7 +1029,7 @@ def test_race_points_to_the_measured_best_gamma():
         assert any(hint in c.value and caveat in c.value for c in at.caption)
     at = page("race", gamma=str(other), stop="0.5")  # the early stop changes what pays
     assert not any("γ =" in c.value for c in at.caption) and not has_button(at, f"Use γ = {best}")
-    poor, speedup = ui.race.expected_best(table["early-exit-4"])
+    poor, speedup = lessons.speed_story.expected_best(table["early-exit-4"])
     assert speedup < 1
     at = page("race", drafter="early-exit-4", gamma=str(8 if poor != 8 else 1))
     assert any(f"early-exit-4 is expected to be slower than Nimbus-large alone at every γ; it loses least at "

@@ -607,6 +607,8 @@ def test_step_5_says_when_the_rule_lands_above_the_chance_range():
                            "up to 0.012).") and "1 run in 20" in note and "more than 10,000 draws" in note
     assert steps.unlucky_rule_note(0.012, 10_000, chance) == ""
     assert steps.unlucky_rule_note(0.001, 10_000, chance) == ""  # below the range is no failure
+    # above the range's top by less than the shown digits: at its edge, as the figures read
+    assert steps.unlucky_rule_note(chance.high + 0.0004, 10_000, chance) == ""
 
 
 def test_the_chance_range_holds_nine_runs_in_ten():

@@ -12,12 +12,12 @@ from typing import Iterator
 
 import streamlit as st
 
-from lessons.speed_story import saved_verify_costs
+from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream
 from specdec_core.inputs import is_blank
-from specdec_core.quality import best_gamma, drafter_quality
+from specdec_core.quality import drafter_quality
 
 from . import focus, settings
 from .display import colored_text, html_block, metric_row, number_table, origin_legend, plain_markdown
@@ -131,17 +131,6 @@ def _use_gamma(gamma: int) -> None:
     focus.after_click("Start the race")  # the button pressed goes away with the advice
 
 
-def expected_best(row) -> tuple[int, float]:
-    """The best γ and its expected speed-up from the drafter table's α and c, with the checking
-    pass at the γ sweep's measured costs, as the playground prices it (the table's own run may
-    have timed that pass below one step, which flatters its figure); the table's own figures
-    where no sweep was saved."""
-    verify = saved_verify_costs()
-    if not verify:
-        return row.best_gamma, row.expected_speedup
-    return best_gamma(row.alpha, row.cost_ratio, verify)
-
-
 def _suggest_best_gamma() -> None:
     """Point to the γ expected to be best here, one click away. Only without the early stop,
     which the closed form does not account for; away from the table's sampling settings
@@ -154,7 +143,8 @@ def _suggest_best_gamma() -> None:
     if best == s.gamma or s.stop > 0:
         return
     source = (f"From the drafter table's α and c on the So what page, with the checking pass at the "
-              f"γ sweep's measured costs, {drafter_label(s.drafter)} is expected to")
+              f"γ sweep's measured costs (its column “{SWEPT}”), {drafter_label(s.drafter)} is "
+              "expected to")
     if speedup >= 1:
         advice = (f"{source} pay off most at γ = {best} ({speedup:.2f}x): each extra draft costs a "
                   "draft step, but is reached and kept only with chance α, α², α³…, which shrinks "
@@ -285,6 +275,9 @@ def results(race: Race) -> None:
          "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
                  "that floating-point rounding decides between them. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
+    ended = ended_note((base, spec), race.tokens)
+    if ended:
+        st.caption(ended)
     speedup, per_pass = race.speedup, len(spec.ids) / spec.passes
     note = overshoot_note(speedup, per_pass) if speedup is not None else ""
     # beside a race that timing noise threw off, "a tenth or two" would read as a contradiction
@@ -338,6 +331,19 @@ def race_note(passes: int, ended_early: bool = False) -> str:
                 f"one lucky or unlucky round decides a speed-up this short. {more}")
     return ("One race is one sample: run it again, or with another seed, and the speed-up moves by "
             "a tenth or two either way, as the machine's load and the draws change.")
+
+
+def ended_note(lanes: tuple[Finished, ...], tokens: int) -> str:
+    """Which side wrote Nimbus-large's end-of-text token before the race's length: its bar
+    stops short, as if it had stalled, and the speed-up then compares rates over two texts of
+    different lengths."""
+    short = [f"{lane.name} ended its text after {len(lane.ids)} of {tokens} tokens"
+             for lane in lanes if len(lane.ids) < tokens]
+    if not short:
+        return ""
+    return (" and ".join(short) + ", at Nimbus-large's end-of-text token, so its bar stops there. The "
+            "speed-up divides the two sides' tokens per second, each over its own text; another "
+            "prompt or seed gives both sides the whole length.")
 
 
 def overshoot_note(speedup: float, per_pass: float) -> str:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (early_stop_chart, load, repeats_text, run_numbers, saved_verify_costs,
-                                 speed_setting, sweep_chart, verify_cost_note)
+from lessons.speed_story import (SWEPT, early_stop_chart, expected_best, load, repeats_text, run_numbers,
+                                 saved_verify_costs, speed_setting, sweep_chart, verify_cost_note)
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import expected_tokens_per_round
@@ -52,6 +52,15 @@ def speed_table() -> bool:
     return True
 
 
+def _swept_columns(table) -> list[dict]:
+    """Per row, the expected speed-up with the check priced at the γ sweep's costs, and the γ
+    it is best at where that is not the row's own best γ in every row."""
+    best = [expected_best(r) for r in table]
+    same = all(gamma == r.best_gamma for (gamma, _), r in zip(best, table))
+    return [{SWEPT: speedup} if same else {SWEPT: speedup, f"best γ, {SWEPT}": gamma}
+            for gamma, speedup in best]
+
+
 def drafter_family() -> bool:
     """The drafter table (benchmarks/drafters.py) and how to read it; False when it is empty."""
     table = drafter_table()
@@ -61,12 +70,14 @@ def drafter_family() -> bool:
     # what a drafter is worth next to its name, where a phone's width still shows it: α, then
     # the speed-up it buys; the costs behind that speed-up after them
     number_table([{"drafter": r.drafter, "α": r.alpha, "expected speed-up": r.expected_speedup,
-                   "best γ": r.best_gamma, "c": r.cost_ratio, "v at best γ": r.verify_cost,
-                   "greedy agreement": r.greedy_agreement} for r in table],
-                 formats={"α": "%.3f", "expected speed-up": "%.2fx", "c": "%.3f", "v at best γ": "%.2f",
-                          "greedy agreement": "%.3f"},
+                   "best γ": r.best_gamma, **swept, "c": r.cost_ratio, "v at best γ": r.verify_cost,
+                   "greedy agreement": r.greedy_agreement} for r, swept in zip(table, _swept_columns(table))],
+                 formats={"α": "%.3f", "expected speed-up": "%.2fx", SWEPT: "%.2fx", "c": "%.3f",
+                          "v at best γ": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",
                         "expected speed-up": "From the closed form at the best γ, with this row's c and v",
+                        SWEPT: "The same closed form with the check priced at the γ sweep's measured v "
+                               "(the chart below), as the playground and the race price it",
                         "c": "One draft step's cost, in target steps",
                         "v at best γ": "The pass that checks the best γ's drafts, in single target steps",
                         "greedy agreement": "How often argmax q = argmax p on Nimbus-large's greedy text"})
@@ -100,8 +111,8 @@ def drafter_family() -> bool:
                + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
                   "than a pass over one (a CPU's matrix product for one row can be slower than the one "
                   "it takes for several), which makes checking look free and so flatters the expected "
-                  "speed-up: the γ sweep below, where checking costs more than one step, gives the "
-                  "soberer figure." if flattered else "")
+                  f"speed-up: “{SWEPT}” prices checking as the γ sweep below measured it, above one "
+                  "step, and gives the soberer figure." if flattered else "")
                + " From benchmarks/drafters.py.")
     return True
 
