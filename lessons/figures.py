@@ -196,7 +196,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
     verdicts = "; ".join(_verdict(sc, c) for c in flips)
-    return Chart(fig, rows, f"Coin flips, in draft order. {verdicts or 'None shown yet.'}")
+    return Chart(fig, rows, f"Coin flips, in draft order. {verdicts + '.' if verdicts else 'None shown yet.'}")
 
 
 def _verdict(sc, c) -> str:
@@ -240,7 +240,8 @@ def correction_chart(sc) -> Chart:
     # one scale for the three panels: dividing by Z visibly scales the leftover up into r, and
     # only the first panel carries numbers (on a phone, inner ones ran over the bars beside them)
     fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.04, subplot_titles=[
-        "p and q", f"leftover max(0, p − q)<br>{prob_is('Z', z)}", "residual r<br>= leftover / Z"])
+        f"p and q<br>at guess {rejected.position + 1}", f"leftover max(0, p − q)<br>{prob_is('Z', z)}",
+        "residual r<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
     fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
