@@ -77,8 +77,9 @@ def legible(spec: dict) -> dict:
     """A figure dict with its ticks, axis titles and panel titles in CHART_TEXT, edited in place:
     Streamlit's chart theme greys them. As a dict, like `enlarged`: plotly's validated setters
     took 26 ms for a five-panel chart, on every rerun. Ticks, axis titles and the legend get
-    the theme's own sizes where `enlarged` has not set theirs: the theme sizes them in rem, so a
-    chart drawn as instructor mode's larger page type goes away kept that type's sizes."""
+    the theme's own sizes where `enlarged` has not set theirs: the theme sizes them in rem, and a
+    chart redrawn on leaving instructor mode, while its larger page type was still in place,
+    kept that type's sizes."""
     layout = spec["layout"]
     layout.setdefault("legend", {}).setdefault("font", {}).setdefault("size", 12)
     for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:

@@ -196,7 +196,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
     verdicts = "; ".join(_verdict(sc, c) for c in flips)
-    return Chart(fig, rows, f"Coin flips, in draft order. {verdicts + '.' if verdicts else 'None shown yet.'}")
+    return Chart(fig, rows, "Coin flips, in draft order. " + (f"{verdicts}." if verdicts else "None shown yet."))
 
 
 def _verdict(sc, c) -> str:
