@@ -19,10 +19,12 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* a zoomed projector: panel titles of a chart with five panels must not run together */
 @media (max-width: 900px) { .js-plotly-plot .annotation-text { font-size: 15px !important; } }
 /* on a phone, not even at that size: the four and five panels of steps 1 and 2 (titles of two
-   and three short lines), and step 4's three two-line titles */
+   and three short lines), and step 4's three two-line titles; and the token names under bars a
+   few pixels apart, which the projector's type stood on end side by side, touching */
 @media (max-width: 640px) {
   .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }
+  .js-plotly-plot .xaxislayer-above text { font-size: 12px !important; }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }

@@ -606,10 +606,16 @@ def assert_labels_apart(page: Page, where: str, least: int) -> None:
                 assert apart, (where, a, b)
 
 
+# the type sizes of the token names under the bars of every chart, in pixels as drawn
+_TICK_SIZES = """() => [...document.querySelectorAll('[data-testid="stMain"] .xaxislayer-above text')]
+  .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+
+
 def test_chart_titles_do_not_overlap_on_a_phone(new_context):
     """Steps 1, 2 and 4 set four, five and three panels side by side, and So what two; on a
     390-pixel screen every panel's titles stay clear of their neighbours', in instructor mode's
-    large type too."""
+    large type too, and the token names under the bars keep the ordinary page's size (the
+    projector's, stood on end under bars a few pixels apart, touched)."""
     page = new_context(viewport=PHONE).new_page()
     for k, present in ((1, "0"), (2, "0"), (4, "0"), (1, "1"), (2, "1"), (4, "1")):
         page.goto(f"/?step={k}&present={present}")
@@ -620,6 +626,8 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
             chart, count, least = TITLE_SIZES[k]
             sizes = page.evaluate(_TITLE_SIZES, chart)
             assert len(sizes) == count and min(sizes) >= least, (k, present, sizes)
+        ticks = page.evaluate(_TICK_SIZES)
+        assert ticks and max(ticks) <= 12, (k, present, ticks)
     page.goto("/so_what")
     expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=RUN_MS)
     settled(page)
