@@ -68,12 +68,12 @@ def saved_verify_costs() -> dict[int, float]:
 SWEPT = "with the sweep's v"
 
 
-def expected_best(row) -> tuple[int, float]:
+def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, float]:
     """The best γ and its expected speed-up from a drafter table row's α and c, with the checking
-    pass at the γ sweep's measured costs, as the playground and the race price it (the table's
-    own run may have timed that pass below one step, which flatters its figure); the row's own
-    figures where no sweep was saved."""
-    verify = saved_verify_costs()
+    pass at the γ sweep's measured costs (`verify`, read from its file when not given), as the
+    playground and the race price it (the table's own run may have timed that pass below one
+    step, which flatters its figure); the row's own figures where no sweep was saved."""
+    verify = saved_verify_costs() if verify is None else verify
     if not verify:
         return row.best_gamma, row.expected_speedup
     return best_gamma(row.alpha, row.cost_ratio, verify)

@@ -53,9 +53,10 @@ def speed_table() -> bool:
 
 
 def _swept_columns(table) -> list[dict]:
-    """Per row, the expected speed-up with the check priced at the γ sweep's costs, and the γ
-    it is best at where that is not the row's own best γ in every row."""
-    best = [expected_best(r) for r in table]
+    """Per row, the expected speed-up with the check priced at the γ sweep's costs; and the γ
+    that speed-up is reached at, should it differ from a row's own best γ in any row."""
+    verify = saved_verify_costs()  # read once for every row
+    best = [expected_best(r, verify) for r in table]
     same = all(gamma == r.best_gamma for (gamma, _), r in zip(best, table))
     return [{SWEPT: speedup} if same else {SWEPT: speedup, f"best γ, {SWEPT}": gamma}
             for gamma, speedup in best]
@@ -71,7 +72,8 @@ def drafter_family() -> bool:
     # the speed-up it buys; the costs behind that speed-up after them
     number_table([{"drafter": r.drafter, "α": r.alpha, "expected speed-up": r.expected_speedup,
                    "best γ": r.best_gamma, **swept, "c": r.cost_ratio, "v at best γ": r.verify_cost,
-                   "greedy agreement": r.greedy_agreement} for r, swept in zip(table, _swept_columns(table))],
+                   "greedy agreement": r.greedy_agreement}
+                  for r, swept in zip(table, _swept_columns(table))],
                  formats={"α": "%.3f", "expected speed-up": "%.2fx", SWEPT: "%.2fx", "c": "%.3f",
                           "v at best γ": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",

@@ -85,7 +85,9 @@ def apply_presentation(on: bool, esc: bool = True) -> None:
     Streamlit passes Esc through to shortcuts even from a text box, where it would leave
     instructor mode before the typed text reaches the app; there a script of ours leaves it
     on an Esc pressed outside the boxes."""
-    with st.sidebar:  # at its foot, hidden in instructor mode: no gap in the page, as a script there leaves
+    # the keys' script at the sidebar's foot (hidden in instructor mode): a script in the page
+    # leaves a gap there
+    with st.sidebar:
         st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}),
                 unsafe_allow_javascript=True)
     if not on:
