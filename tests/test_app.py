@@ -125,6 +125,33 @@ def test_shared_settings_survive_a_page_switch():
     assert at.query_params["seed"] == "77" and at.query_params["drafter"] == drafter
 
 
+def _settings_round_trip() -> None:
+    """A page run in miniature: keep, load from the link, save (the seed as a plain value)."""
+    import streamlit as st
+    from ui import settings, url_state
+    url_state.keep(settings.SHARED)
+    url_state.arrive("a page")
+    url_state.load(settings.SHARED)
+    url_state.save(settings.SHARED)
+    st.write(f"seed {st.session_state.seed}")
+
+
+def test_a_setting_streamlit_drops_comes_back_from_the_session():
+    """On a switch of page Streamlit drops the state of every widget the browser's request does
+    not name, which quick clicks in the navigation menu can leave out. The setting must come
+    back as it was, not as the default of the bare link the click opened."""
+    at = AppTest.from_function(_settings_round_trip, default_timeout=TIMEOUT)
+    at.query_params["seed"] = "130"
+    at.run()
+    no_exception(at)
+    assert at.markdown[0].value == "seed 130"
+    del at.session_state["seed"]  # what Streamlit's page switch does to the widget's state
+    at.query_params.clear()  # the bare link the navigation menu opens
+    at.run()
+    no_exception(at)
+    assert at.markdown[0].value == "seed 130" and at.query_params["seed"] == "130"
+
+
 @pytest.mark.parametrize("name, mine", [
     ("playground", {"gamma": "2", "noise": "0.5", "temperature": "0.5", "prompt": "Dear customer,"}),
     ("race", {"gamma": "2", "stop": "0.5", "tokens": "32", "prompt": "Dear customer,"}),

@@ -27,6 +27,7 @@ _SAVED = "_url_saved"  # {name: value} as save() last found them in session stat
 _PAGE = "_url_page"  # the page the link was last written on
 _BACK = "_url_back"  # this run follows the browser's Back or Forward (see arrive)
 _ARRIVED = "_url_arrived"  # the link a page was opened with from another page, in that run
+_KEPT = "_url_kept"  # {name: value} of every setting as a run began or ended with it (see keep)
 
 
 @dataclass(frozen=True)
@@ -131,10 +132,18 @@ def _default_text(value: Any) -> str:
 def keep(params: list[Param]) -> None:
     """Claim the values these parameters already have for session state. A widget's value is
     dropped after a run that does not draw it (the same widget on another page is another
-    widget), so without this a visit to another page would reset the controls of this one."""
+    widget), so without this a visit to another page would reset the controls of this one.
+    On a switch of page Streamlit also drops the state of every widget the browser's request
+    did not name, which quick clicks in the navigation menu can leave out; a copy outside the
+    widgets' state (see save) then brings the value back, where the bare link of the page
+    opened would bring only its default."""
+    s = st.session_state
+    kept = s.setdefault(_KEPT, {})
     for p in params:
-        if p.name in st.session_state:
-            st.session_state[p.name] = st.session_state[p.name]
+        if p.name in s:
+            s[p.name] = kept[p.name] = s[p.name]
+        elif p.name in kept:
+            s[p.name] = kept[p.name]
 
 
 def arrive(page: str) -> None:
@@ -226,9 +235,10 @@ def save(params: list[Param]) -> None:
     """Write the current values into the URL, each parameter once. Blank text is left out: a
     link cannot carry it (see text_param)."""
     saved = st.session_state.setdefault(_SAVED, {})
+    kept = st.session_state.setdefault(_KEPT, {})
     for p in params:
         value = st.session_state.get(p.name, p.default)
-        saved[p.name] = value
+        saved[p.name] = kept[p.name] = value
         if value == p.default or (isinstance(value, str) and is_blank(value)):
             if p.name in st.query_params:
                 del st.query_params[p.name]
