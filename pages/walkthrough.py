@@ -10,5 +10,6 @@ frame.begin("Faster, not different",
             "one is replaced by a draw from what the draft under-offered, and if all of them pass, "
             "one more token is drawn from Nimbus-large's own next distribution. The kept guesses were "
             "drawn by the draft, yet every token comes out distributed exactly as Nimbus-large would "
-            "have drawn it on its own.")
+            "have drawn it on its own.",
+            steps=True)
 walkthrough.render()

@@ -9,8 +9,10 @@ from .icon import ICON
 from .style import apply_base_styles, apply_presentation
 
 
-def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False) -> None:
-    """`typing`: the page has a box to type in, where Esc must not leave instructor mode."""
+def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False,
+          steps: bool = False) -> None:
+    """`typing`: the page has a box to type in, where Esc must not leave instructor mode.
+    `steps`: the page has Next and Back buttons, which the keyboard and a clicker press."""
     settings.keep_all()
     url_state.arrive(title)
     problems = settings.load_shared()
@@ -20,7 +22,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     settings.save_shared()  # the link follows the sidebar on every page
     apply_base_styles()
     chart_names.install()
-    apply_presentation(st.session_state.present, esc=not typing)
+    apply_presentation(st.session_state.present, esc=not typing, steps=steps)
     st.title(title)
     if caption:
         st.caption(caption)

@@ -474,6 +474,22 @@ def test_a_presentation_clicker_turns_the_steps_in_instructor_mode(page: Page):
     no_exception(page)
 
 
+def test_a_clicker_press_before_next_is_drawn_waits_for_it(page: Page):
+    """The step's buttons are drawn after its charts: a clicker's Page Down pressed while the
+    page is still being drawn turns the step once Next is there, rather than being lost."""
+    open_walkthrough(page, "?present=1")
+    at_step(page, 1)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    hide = "shown => { for (const b of document.querySelectorAll('[data-testid=\"stMain\"] button'))" \
+           " if (b.innerText.startsWith('Next')) b.style.display = shown ? '' : 'none'; }"
+    page.evaluate(hide, False)  # as before the page has drawn it
+    page.keyboard.press("PageDown")
+    page.wait_for_timeout(1000)
+    expect(step_label(page, 1)).to_be_visible()  # held until Next is drawn
+    page.evaluate(hide, True)
+    at_step(page, 2)
+
+
 # the type sizes of a chart's tick labels and legend entries, in pixels as drawn
 _TEXT_SIZES = """key => [...document.querySelectorAll(`.st-key-${key} .xtick text, .st-key-${key} .legendtext`)]
   .map(t => parseFloat(getComputedStyle(t).fontSize))"""
