@@ -11,5 +11,5 @@ frame.begin("Faster, not different",
             "one more token is drawn from Nimbus-large's own next distribution. The kept guesses were "
             "drawn by the draft, yet every token comes out distributed exactly as Nimbus-large would "
             "have drawn it on its own.",
-            steps=True)
+            step_top=walkthrough.STEP_TOP)
 walkthrough.render()

@@ -10,9 +10,10 @@ from .style import apply_base_styles, apply_presentation
 
 
 def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False,
-          steps: bool = False) -> None:
+          step_top: str | None = None) -> None:
     """`typing`: the page has a box to type in, where Esc must not leave instructor mode.
-    `steps`: the page has Next and Back buttons, which the keyboard and a clicker press."""
+    `step_top`: the page has Next and Back buttons, which the keyboard and a clicker press, and
+    this CSS selector names a step's first line."""
     settings.keep_all()
     url_state.arrive(title)
     problems = settings.load_shared()
@@ -22,7 +23,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     settings.save_shared()  # the link follows the sidebar on every page
     apply_base_styles()
     chart_names.install()
-    apply_presentation(st.session_state.present, esc=not typing, steps=steps)
+    apply_presentation(st.session_state.present, esc=not typing, step_top=step_top)
     st.title(title)
     if caption:
         st.caption(caption)

@@ -126,7 +126,8 @@ def sidebar(drafter: bool = True) -> None:
                         help="Same seed, same draws: share the link to show the same round")
         st.toggle("Instructor mode", key="present",
                   help="Large type, wide layout, controls tucked away; Esc leaves it. In the walkthrough "
-                       "→ and ←, or a presentation clicker, turn the steps")
+                       "→ and ← turn the steps; a presentation clicker reads through each step, then "
+                       "turns it")
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")
 
 

@@ -80,16 +80,17 @@ def _leave() -> None:
     st.session_state.left_presenting = True
 
 
-def apply_presentation(on: bool, esc: bool = True, steps: bool = False) -> None:
+def apply_presentation(on: bool, esc: bool = True, step_top: str | None = None) -> None:
     """Instructor mode's styles and its way out. `esc=False` on a page with a box to type in:
     Streamlit passes Esc through to shortcuts even from a text box, where it would leave
     instructor mode before the typed text reaches the app; there a script of ours leaves it
-    on an Esc pressed outside the boxes. `steps`: the page draws Next and Back, which the keys
-    press (see ui/keys.py)."""
+    on an Esc pressed outside the boxes. `step_top`: the page draws Next and Back, which the keys
+    press, and this CSS selector names a step's first line, to which Page Up reads back (see
+    ui/keys.py)."""
     # the keys' script at the sidebar's foot (hidden in instructor mode): a script in the page
     # leaves a gap there
     with st.sidebar:
-        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}, wait=steps),
+        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}, step_top),
                 unsafe_allow_javascript=True)
     if not on:
         if st.session_state.pop("left_presenting", False):

@@ -452,17 +452,70 @@ def test_instructor_mode_brings_each_new_step_to_the_top_of_a_projector(page: Pa
     no_exception(page)
 
 
-def test_a_presentation_clicker_turns_the_steps_in_instructor_mode(page: Page):
-    """A clicker sends Page Down and Page Up: in instructor mode they turn the step as → and ←
-    do; once instructor mode is left they scroll again."""
-    open_walkthrough(page, "?present=1")
-    settled(page)
-    # the page's script that listens for them runs a moment after the page is drawn
+# where the walkthrough's main area is scrolled to, and whether Next is in view (from its
+# middle, as the clicker's keys take it) and a chart is seen whole under Streamlit's header
+_VIEW = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const next = [...main.querySelectorAll('button')].find(b => b.innerText.startsWith('Next'));
+  const box = next.getBoundingClientRect();
+  const whole = [...main.querySelectorAll('.js-plotly-plot')].some(c => {
+    const r = c.getBoundingClientRect();
+    return r.height > 100 && r.top >= header && r.bottom <= window.innerHeight;
+  });
+  return {top: main.scrollTop, next: box.top + box.height / 2 <= window.innerHeight, whole,
+          view: window.innerHeight - header};
+}"""
+
+
+def _clicker_ready(page: Page, query: str = "?present=1") -> None:
+    open_walkthrough(page, query)
+    at_step(page, 1)
+    # the page's script that listens for the clicker runs a moment after the page is drawn
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
-    for key, k in (("PageDown", 2), ("PageDown", 3), ("PageUp", 2)):
-        page.keyboard.press(key)
-        at_step(page, k)
-        settled(page)
+
+
+def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
+    """Page Down until the step turns from k to k + 1; each press that does not turn it must
+    scroll on by at most the view's height. Returns the views before each press."""
+    views = []
+    for _ in range(12):
+        view = page.evaluate(_VIEW)
+        views.append(view)
+        page.keyboard.press("PageDown")
+        if view["next"]:
+            at_step(page, k + 1)
+            return views
+        page.wait_for_timeout(300)
+        moved = page.evaluate(_VIEW)["top"] - view["top"]
+        assert 0 < moved <= view["view"], (k, views, moved)
+        expect(step_label(page, k)).to_be_visible()
+    raise AssertionError(f"Page Down never reached Next on step {k}: {views}")
+
+
+def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
+    """A clicker sends Page Down and Page Up, and a projector shows only part of a step in
+    instructor mode's large type: Page Down reads on through the step (a chart cut off at the
+    bottom comes up whole), then turns it once Next is in view; Page Up reads back to the step's
+    first line, then turns back; once instructor mode is left they scroll again."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _clicker_ready(page)
+    views = _page_down_through_the_step(page, 1)
+    assert len(views) >= 3 and any(v["whole"] for v in views[1:]), views
+    settled(page)
+    first = page.evaluate(_VIEW)["top"]  # the new step opens at its first line
+    page.keyboard.press("PageDown")
+    page.wait_for_timeout(300)
+    expect(step_label(page, 2)).to_be_visible()
+    assert page.evaluate(_VIEW)["top"] > first
+    page.keyboard.press("PageUp")  # back to the step's first line, not yet to step 1
+    page.wait_for_timeout(1000)
+    expect(step_label(page, 2)).to_be_visible()
+    page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
+                           " return s > 0 && s < 200; }", timeout=5000)
+    page.keyboard.press("PageUp")
+    at_step(page, 1)
+    settled(page)
     button(page, "Leave instructor mode").click()
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
     settled(page)
@@ -470,16 +523,28 @@ def test_a_presentation_clicker_turns_the_steps_in_instructor_mode(page: Page):
     page.keyboard.press("PageDown")
     page.wait_for_timeout(1500)  # time for a rerun it would wrongly start
     settled(page)
-    at_step(page, 2)
+    at_step(page, 1)
+    no_exception(page)
+
+
+def test_a_clicker_turns_a_step_that_fits_the_screen_at_once(page: Page):
+    """On a screen that shows the whole step, Next is in view: Page Down turns the step at the
+    first press, and Page Up turns it back."""
+    page.set_viewport_size({"width": 1280, "height": 3200})
+    _clicker_ready(page)
+    for key, k in (("PageDown", 2), ("PageDown", 3), ("PageUp", 2)):
+        page.keyboard.press(key)
+        at_step(page, k)
+        settled(page)
     no_exception(page)
 
 
 def test_a_clicker_press_before_next_is_drawn_waits_for_it(page: Page):
     """The step's buttons are drawn after its charts: a clicker's Page Down pressed while the
-    page is still being drawn turns the step once Next is there, rather than being lost."""
-    open_walkthrough(page, "?present=1")
-    at_step(page, 1)
-    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    page is still being drawn does what it would have done once Next is there (here, with the
+    whole step on the screen, turns the step), rather than being lost."""
+    page.set_viewport_size({"width": 1280, "height": 3200})
+    _clicker_ready(page)
     hide = "shown => { for (const b of document.querySelectorAll('[data-testid=\"stMain\"] button'))" \
            " if (b.innerText.startsWith('Next')) b.style.display = shown ? '' : 'none'; }"
     page.evaluate(hide, False)  # as before the page has drawn it
