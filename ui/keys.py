@@ -38,13 +38,15 @@ _SCRIPT = """<script>
   // a button's label is its markdown; an icon may come before it and a shortcut's key after
   const label = b => (b.querySelector('[data-testid="stMarkdownContainer"]') || b)
     .innerText.trim().split("\\n")[0].trim();
+  // drawn by the page's latest run: while a run redraws the page, what it has not reached yet
+  // is the run before's, marked stale
   const drawn = name => [...document.querySelectorAll('[data-testid="stMain"] button')]
-    .filter(b => b.getClientRects().length > 0 && label(b) === name);
+    .filter(b => b.getClientRects().length > 0 && !b.closest('[data-stale="true"]') && label(b) === name);
   const button = name => drawn(name).find(b => !b.disabled);
   const scroller = () => document.querySelector('[data-testid="stMain"]');
+  const stepTop = () => window.keysStepTop && document.querySelector(window.keysStepTop);
   // how far to scroll before the key may press its button (0: press it): down until `anchor`
-  // (the button) is in view, up until the step's first line is; at most 85 % of the view, so
-  // nothing is skipped unseen
+  // (the button) is in view, up until the step's first line is; never past anything unseen
   const readOn = (way, anchor) => {{
     const main = scroller();
     if (!way || !main) return 0;
@@ -53,40 +55,71 @@ _SCRIPT = """<script>
     const bottom = Math.min(window.innerHeight, main.getBoundingClientRect().bottom);
     const screen = 0.85 * (bottom - top);
     if (way < 0) {{
-      const start = window.keysStepTop && document.querySelector(window.keysStepTop);
+      const start = stepTop();
       const hidden = start ? top - start.getBoundingClientRect().top : 0;
       return hidden > 0 ? -Math.min(screen, hidden + 16) : 0;
     }}
-    // the button counts as in view from its middle; nor can the view pass the page's end
+    // done once all above the button has been seen (the button itself may still be below);
+    // nor can the view pass the page's end
+    const parts = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
+      .filter(el => el.getBoundingClientRect().height > 0);
     const box = anchor.getBoundingClientRect();
-    if (box.top + box.height / 2 <= bottom) return 0;
+    const seen = Math.max(top, ...parts.map(el => el.getBoundingClientRect().bottom).filter(b => b <= box.top + 1));
+    if (seen <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
     // the first element cut off at the bottom comes up to the top, so a chart is seen whole,
-    // with its heading when one is right above it
-    const parts = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
-      .filter(el => el.getBoundingClientRect().height > 0);
+    // with its heading when one is right above it; lifting what is already in view skips
+    // nothing; anything else moves by at most 85 % of the view
     const cut = parts.findIndex(el => {{
       const r = el.getBoundingClientRect();
       return r.top > top + 1 && r.bottom > bottom;
     }});
     const heading = cut > 0 && parts[cut - 1].querySelector('h1, h2, h3, [role="heading"]') && parts[cut - 1];
     const first = heading && heading.getBoundingClientRect().top > top + 1 ? heading : parts[cut];
-    const lift = first ? first.getBoundingClientRect().top - top - 16 : 0;
-    return Math.min(lift >= 0.25 * screen ? lift : screen, screen, below);
+    const at = first ? first.getBoundingClientRect().top : Infinity;
+    const lift = at - top - 16;
+    return Math.min(lift >= 0.25 * screen ? lift : screen, at < bottom ? lift : screen, below);
+  }};
+  // a step turned by a key: until the new step is drawn down to its buttons, and for a moment
+  // after the press, further presses are let go, so that a press made twice turns one step
+  // (the old step's Next stays on screen while the new step is drawn) and does not then
+  // scroll the new step on before the class has seen its start
+  let turn = null;
+  const line = () => {{ const s = stepTop(); return s ? s.parentElement.innerText : null; }};
+  const turning = () => {{
+    if (turn && Date.now() > turn.at + 10000) turn = null;
+    if (!turn) return false;
+    if (!turn.shown) {{
+      if (line() === turn.line || !drawn(turn.name).length) return true;
+      // as a click's turn does (ui/focus.py), which a key pressed meanwhile stops
+      stepTop().style.scrollMarginTop = "4.5rem";
+      stepTop().scrollIntoView({{block: "start"}});
+      turn.shown = true;
+    }}
+    if (Date.now() < turn.at + 700) return true;
+    turn = null;
+    return false;
+  }};
+  const beginTurn = name => {{
+    if (!window.keysStepTop) return;
+    turn = {{name, line: line(), at: Date.now()}};
+    const watch = setInterval(() => {{ if (!turning()) clearInterval(watch); }}, 100);
   }};
   // once the button is drawn: scroll on, or press it (a disabled one is not pressed)
   const act = (way, name) => {{
     const found = drawn(name);
     if (!found.length) return false;
     const by = readOn(way, found[0]);
+    const target = button(name);
     if (by) scroller().scrollBy(0, by);
-    else if (button(name)) button(name).click();
+    else if (target) {{ beginTurn(name); target.click(); }}
     return true;
   }};
   // a button not drawn yet, on a page that draws it, is waited for; one drawn but disabled
   // (Back on the first step), with nothing left to read that way, leaves the key its own meaning
   const press = (e, name) => {{
+    if (turning()) return e.preventDefault();
     const way = window.keysReadThrough[e.key] || 0;
     const found = drawn(name);
     if (found.length ? !button(name) && !readOn(way, found[0]) : !window.keysStepTop) return;
@@ -102,12 +135,14 @@ _SCRIPT = """<script>
     // a switch marks the arrow keys as handled, though it does nothing with them
     const onSwitch = e.target.matches && e.target.matches('input[type="checkbox"]');
     if (onSwitch && window.keysOnSwitches[e.key]) return press(e, window.keysOnSwitches[e.key]);
-    const name = window.keysToButtons[e.key];
-    if (!name || e.defaultPrevented) return;
-    // a box owns every key it is given, and a slider Page Up and Page Down (its long steps)
+    // a box owns every key it is given, and a slider its arrows, Page Up and Page Down
     const boxes = 'input, textarea, select, [contenteditable="true"], [role="listbox"]';
-    const owners = e.key.startsWith("Page") ? boxes + ', [role="slider"]' : boxes;
-    if (e.target.closest && e.target.closest(owners)) return;
+    const owned = e.target.closest && e.target.closest(boxes + (e.key === "Escape" ? "" : ', [role="slider"]'));
+    // Streamlit's own shortcut turns the step on → and ←: a turn, as one by a clicker's key
+    const shortcut = window.keysOnSwitches[e.key];
+    if (shortcut && !owned && !turning() && button(shortcut)) beginTurn(shortcut);
+    const name = window.keysToButtons[e.key];
+    if (!name || e.defaultPrevented || owned) return;
     if (button({leave})) press(e, name);
   }});
 }})();

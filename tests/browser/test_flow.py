@@ -452,18 +452,19 @@ def test_instructor_mode_brings_each_new_step_to_the_top_of_a_projector(page: Pa
     no_exception(page)
 
 
-# where the walkthrough's main area is scrolled to, and whether Next is in view (from its
-# middle, as the clicker's keys take it) and a chart is seen whole under Streamlit's header
+# where the walkthrough's main area is scrolled to, whether all above Next is in view (the
+# clicker's keys then press Next) and whether a chart is seen whole under Streamlit's header
 _VIEW = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
   const next = [...main.querySelectorAll('button')].find(b => b.innerText.startsWith('Next'));
-  const box = next.getBoundingClientRect();
+  const above = [...main.querySelectorAll('[data-testid="stElementContainer"]')].map(el => el.getBoundingClientRect())
+    .filter(r => r.height > 0 && r.bottom <= next.getBoundingClientRect().top + 1);
   const whole = [...main.querySelectorAll('.js-plotly-plot')].some(c => {
     const r = c.getBoundingClientRect();
     return r.height > 100 && r.top >= header && r.bottom <= window.innerHeight;
   });
-  return {top: main.scrollTop, next: box.top + box.height / 2 <= window.innerHeight, whole,
+  return {top: main.scrollTop, next: Math.max(0, ...above.map(r => r.bottom)) <= window.innerHeight, whole,
           view: window.innerHeight - header};
 }"""
 
@@ -471,8 +472,29 @@ _VIEW = """() => {
 def _clicker_ready(page: Page, query: str = "?present=1") -> None:
     open_walkthrough(page, query)
     at_step(page, 1)
+    _drawn(page)
     # the page's script that listens for the clicker runs a moment after the page is drawn
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+
+
+def _drawn(page: Page) -> None:
+    """The walkthrough's run has drawn the whole page (nothing of the run before is left, marked
+    stale: Streamlit's running figure shows only once a run has taken a while), and a clicker
+    press is taken again: one before then, or within 0.7 s of the press that turned the step,
+    is let go, as a press made twice."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stMain\"] [data-stale=\"true\"]')",
+                           timeout=RUN_MS)
+    page.wait_for_timeout(800)
+
+
+def _page_down_once(page: Page) -> None:
+    """A Page Down that must scroll on, by at most the view's height."""
+    view = page.evaluate(_VIEW)
+    page.keyboard.press("PageDown")
+    page.wait_for_function("top => document.querySelector('[data-testid=\"stMain\"]').scrollTop !== top",
+                           arg=view["top"], timeout=5000)
+    moved = page.evaluate(_VIEW)["top"] - view["top"]
+    assert 0 < moved <= view["view"], (view, moved)
 
 
 def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
@@ -482,13 +504,12 @@ def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
     for _ in range(12):
         view = page.evaluate(_VIEW)
         views.append(view)
-        page.keyboard.press("PageDown")
         if view["next"]:
+            page.keyboard.press("PageDown")
             at_step(page, k + 1)
+            _drawn(page)
             return views
-        page.wait_for_timeout(300)
-        moved = page.evaluate(_VIEW)["top"] - view["top"]
-        assert 0 < moved <= view["view"], (k, views, moved)
+        _page_down_once(page)
         expect(step_label(page, k)).to_be_visible()
     raise AssertionError(f"Page Down never reached Next on step {k}: {views}")
 
@@ -502,12 +523,10 @@ def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
     _clicker_ready(page)
     views = _page_down_through_the_step(page, 1)
     assert len(views) >= 3 and any(v["whole"] for v in views[1:]), views
-    settled(page)
-    first = page.evaluate(_VIEW)["top"]  # the new step opens at its first line
-    page.keyboard.press("PageDown")
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
+                           " return s > 0 && s < 200; }", timeout=5000)  # the new step opens at its first line
+    _page_down_once(page)
     expect(step_label(page, 2)).to_be_visible()
-    assert page.evaluate(_VIEW)["top"] > first
     page.keyboard.press("PageUp")  # back to the step's first line, not yet to step 1
     page.wait_for_timeout(1000)
     expect(step_label(page, 2)).to_be_visible()
@@ -515,7 +534,7 @@ def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
                            " return s > 0 && s < 200; }", timeout=5000)
     page.keyboard.press("PageUp")
     at_step(page, 1)
-    settled(page)
+    _drawn(page)
     button(page, "Leave instructor mode").click()
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
     settled(page)
@@ -527,6 +546,35 @@ def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
     no_exception(page)
 
 
+def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(page: Page):
+    """Presses made while a step is turning (the old step's Next is still on screen, and the new
+    step first draws where the old one was scrolled to) are let go: Page Down pressed three times
+    in quick succession at the end of a step, or → and then Page Down, turns one step, and the
+    new step is shown from its first line."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _clicker_ready(page)
+    for k in (1, 2):
+        while not page.evaluate(_VIEW)["next"]:
+            page.keyboard.press("PageDown")
+            page.wait_for_timeout(200)
+        expect(step_label(page, k)).to_be_visible()
+        if k == 1:
+            for _ in range(3):
+                page.keyboard.press("PageDown")
+                page.wait_for_timeout(150)
+        else:
+            page.keyboard.press("ArrowRight")
+            page.wait_for_timeout(150)
+            page.keyboard.press("PageDown")
+        at_step(page, k + 1)
+        page.wait_for_timeout(1500)  # time for a second turn it would wrongly make
+        _drawn(page)
+        at_step(page, k + 1)
+        page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
+                               " return s > 0 && s < 200; }", timeout=5000)
+    no_exception(page)
+
+
 def test_a_clicker_turns_a_step_that_fits_the_screen_at_once(page: Page):
     """On a screen that shows the whole step, Next is in view: Page Down turns the step at the
     first press, and Page Up turns it back."""
@@ -535,7 +583,7 @@ def test_a_clicker_turns_a_step_that_fits_the_screen_at_once(page: Page):
     for key, k in (("PageDown", 2), ("PageDown", 3), ("PageUp", 2)):
         page.keyboard.press(key)
         at_step(page, k)
-        settled(page)
+        _drawn(page)
     no_exception(page)
 
 
