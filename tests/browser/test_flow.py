@@ -487,6 +487,12 @@ def _drawn(page: Page) -> None:
     page.wait_for_timeout(800)
 
 
+def _at_first_line(page: Page) -> None:
+    """The step's first line is at the top of the view, under Streamlit's header."""
+    page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
+                           " return s > 0 && s < 200; }", timeout=5000)
+
+
 def _page_down_once(page: Page) -> None:
     """A Page Down that must scroll on, by at most the view's height."""
     view = page.evaluate(_VIEW)
@@ -517,21 +523,19 @@ def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
 def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
     """A clicker sends Page Down and Page Up, and a projector shows only part of a step in
     instructor mode's large type: Page Down reads on through the step (a chart cut off at the
-    bottom comes up whole), then turns it once Next is in view; Page Up reads back to the step's
-    first line, then turns back; once instructor mode is left they scroll again."""
+    bottom comes up whole), then turns it once all above Next is shown; Page Up reads back to
+    the step's first line, then turns back; once instructor mode is left they scroll again."""
     page.set_viewport_size({"width": 1280, "height": 720})
     _clicker_ready(page)
     views = _page_down_through_the_step(page, 1)
     assert len(views) >= 3 and any(v["whole"] for v in views[1:]), views
-    page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
-                           " return s > 0 && s < 200; }", timeout=5000)  # the new step opens at its first line
+    _at_first_line(page)  # the new step opens there
     _page_down_once(page)
     expect(step_label(page, 2)).to_be_visible()
     page.keyboard.press("PageUp")  # back to the step's first line, not yet to step 1
     page.wait_for_timeout(1000)
     expect(step_label(page, 2)).to_be_visible()
-    page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
-                           " return s > 0 && s < 200; }", timeout=5000)
+    _at_first_line(page)
     page.keyboard.press("PageUp")
     at_step(page, 1)
     _drawn(page)
@@ -570,14 +574,13 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
         page.wait_for_timeout(1500)  # time for a second turn it would wrongly make
         _drawn(page)
         at_step(page, k + 1)
-        page.wait_for_function("() => { const s = document.querySelector('#step-top').getBoundingClientRect().top;"
-                               " return s > 0 && s < 200; }", timeout=5000)
+        _at_first_line(page)
     no_exception(page)
 
 
 def test_a_clicker_turns_a_step_that_fits_the_screen_at_once(page: Page):
-    """On a screen that shows the whole step, Next is in view: Page Down turns the step at the
-    first press, and Page Up turns it back."""
+    """On a screen that shows the whole step, Page Down turns the step at the first press, and
+    Page Up turns it back."""
     page.set_viewport_size({"width": 1280, "height": 3200})
     _clicker_ready(page)
     for key, k in (("PageDown", 2), ("PageDown", 3), ("PageUp", 2)):
