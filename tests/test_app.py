@@ -838,28 +838,6 @@ def test_race_at_temperature_zero_writes_the_same_text(monkeypatch):
     assert per_round["0.5"] < per_round["0"]
 
 
-@pytest.mark.parametrize("passes, said", [
-    (1, "made only 1 target pass: one lucky"), (7, "made only 7 target passes"),
-    (ui.race.FEW_PASSES, "One race is one sample")])
-def test_a_race_too_short_to_measure_says_so(passes, said):
-    assert said in ui.race.race_note(passes)
-    if passes < ui.race.FEW_PASSES:
-        assert "Raise Tokens" in ui.race.race_note(passes)
-        assert "ended this text early" in ui.race.race_note(passes, ended_early=True)
-
-
-def test_a_side_that_ends_its_text_early_is_named():
-    def lane(name, n):
-        return ui.race.Finished(name, ("x",) * n, ("target",) * n, tuple(range(n)), n, 0, 1.0)
-
-    alone, pair = lane("Nimbus-large alone", 49), lane("Nimbus-mini drafts, Nimbus-large checks", 160)
-    note = ui.race.ended_note((alone, pair), 160)
-    assert note.startswith("Nimbus-large alone ended its text after 49 of 160 tokens,") and "checks" not in note
-    assert ui.race.ended_note((pair, pair), 160) == ""
-    both = ui.race.ended_note((alone, lane("the pair", 60)), 160)
-    assert "49 of 160 tokens and the pair ended its text after 60 of 160" in both
-
-
 def test_the_noise_slider_reaches_generate(monkeypatch):
     """The draft noise from the link, then from the slider, is what the playground generates
     with."""
@@ -949,19 +927,6 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
         at.slider(key="gamma").set_value(2).run()
 
 
-def test_a_lost_race_is_worked_out_from_the_measured_costs():
-    note = ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55)
-    # a round: 3.9 drafts at 0.1 plus a check at 1.55 = 1.94 passes, for 1.78 tokens: 0.92x
-    assert "the pass that checks 4 drafts about 1.55 passes" in note
-    assert "3.9 × 0.10 + 1.55 = 1.94 passes and bought 1.78 tokens: 0.92x" in note
-    # worked from the figures as shown: 3.84 × 0.104 + 1.546 is 1.945, but 3.8 × 0.10 + 1.55 = 1.93
-    assert "3.8 × 0.10 + 1.55 = 1.93 passes" in ui.race.slower_note(1.78, 3.84, 4, 0.104, 1.546)
-    assert ui.race.slower_note(1.78, 3.9, 4, None, 1.55) == "" == ui.race.slower_note(1.78, 3.9, 4, 0.1, None)
-    # a race whose own clocks disagree with the count says so; one within a race's scatter does not
-    assert "This race's own clocks gave 0.99x" in ui.race.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
-    assert "own clocks" not in ui.race.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
-
-
 def slow_lane(monkeypatch, method: str) -> None:
     """Add half a second to one side's clock at each of its passes."""
     step = ui.race.Lane.step
@@ -989,12 +954,6 @@ def test_a_race_the_pair_loses_says_why(monkeypatch):
         assert bool(said) == told
         if told:
             assert f"a draft step costs about {cost:.2f} of a Nimbus-large pass" in said[0]
-
-
-def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
-    assert ui.race.overshoot_note(1.5, 1.66) == "" and ui.race.overshoot_note(1.66, 1.66) == ""
-    note = ui.race.overshoot_note(2.06, 1.66)
-    assert "(2.06x against 1.66)" in note and "timing noise" in note
 
 
 def test_a_race_thrown_off_by_noise_does_not_also_claim_a_small_scatter(monkeypatch):

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import code_lesson, figures, montecarlo, playground, playground_figures, speed_story, steps
+from lessons import code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, legible, lifted_title
 from lessons.playground import summarize
 import lessons.scenario
@@ -954,3 +954,41 @@ def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
     rows[1] = row(1.0, 1, 0.0, 1.248)
     tie = early_stop_chart({"rows": rows, "cost_ratio": 0.1}).alt
     assert "temperature 1: 1.25x at γ = 8, stop below 0.5, matched by γ = 1 without one)" in tie
+
+
+@pytest.mark.parametrize("passes, said", [
+    (1, "made only 1 target pass: one lucky"), (7, "made only 7 target passes"),
+    (race_notes.FEW_PASSES, "One race is one sample")])
+def test_a_race_too_short_to_measure_says_so(passes, said):
+    assert said in race_notes.race_note(passes)
+    if passes < race_notes.FEW_PASSES:
+        assert "Raise Tokens" in race_notes.race_note(passes)
+        assert "ended this text early" in race_notes.race_note(passes, ended_early=True)
+
+
+def test_a_side_that_ends_its_text_early_is_named():
+    alone, pair = ("Nimbus-large alone", 49), ("Nimbus-mini drafts, Nimbus-large checks", 160)
+    note = race_notes.ended_note((alone, pair), 160)
+    assert note.startswith("Nimbus-large alone ended its text after 49 of 160 tokens,") and "checks" not in note
+    assert race_notes.ended_note((pair, pair), 160) == ""
+    both = race_notes.ended_note((alone, ("the pair", 60)), 160)
+    assert "49 of 160 tokens and the pair ended its text after 60 of 160" in both
+
+
+def test_a_lost_race_is_worked_out_from_the_measured_costs():
+    note = race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55)
+    # a round: 3.9 drafts at 0.1 plus a check at 1.55 = 1.94 passes, for 1.78 tokens: 0.92x
+    assert "the pass that checks 4 drafts about 1.55 passes" in note
+    assert "3.9 × 0.10 + 1.55 = 1.94 passes and bought 1.78 tokens: 0.92x" in note
+    # worked from the figures as shown: 3.84 × 0.104 + 1.546 is 1.945, but 3.8 × 0.10 + 1.55 = 1.93
+    assert "3.8 × 0.10 + 1.55 = 1.93 passes" in race_notes.slower_note(1.78, 3.84, 4, 0.104, 1.546)
+    assert race_notes.slower_note(1.78, 3.9, 4, None, 1.55) == "" == race_notes.slower_note(1.78, 3.9, 4, 0.1, None)
+    # a race whose own clocks disagree with the count says so; one within a race's scatter does not
+    assert "This race's own clocks gave 0.99x" in race_notes.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
+    assert "own clocks" not in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
+
+
+def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
+    assert race_notes.overshoot_note(1.5, 1.66) == "" and race_notes.overshoot_note(1.66, 1.66) == ""
+    note = race_notes.overshoot_note(2.06, 1.66)
+    assert "(2.06x against 1.66)" in note and "timing noise" in note

@@ -12,6 +12,7 @@ from typing import Iterator
 
 import streamlit as st
 
+from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
 from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
@@ -275,7 +276,7 @@ def results(race: Race) -> None:
          "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
                  "that floating-point rounding decides between them. Above it each side draws its own "
                  "random numbers, so they write different samples from the same distribution."})
-    ended = ended_note((base, spec), race.tokens)
+    ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens)
     if ended:
         st.caption(ended)
     speedup, per_pass = race.speedup, len(spec.ids) / spec.passes
@@ -291,68 +292,3 @@ def results(race: Race) -> None:
                                saved_verify_costs().get(race.gamma), raced=speedup)
         if note:
             st.caption(note)
-
-
-def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
-                verify: float | None, raced: float | None = None) -> str:
-    """Why the pair lost a race without the early stop, worked out from the costs on the So what
-    page (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma` drafts),
-    with the figures as shown; "" where either was not measured. `raced`: the race's own
-    speed-up, which the note names where the count misses it by more than a race's scatter."""
-    if cost is None or verify is None:
-        return ""
-    drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
-    spent = drafts * cost + verify
-    counted = per_pass / spent
-    apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
-        f" This race's own clocks gave {raced:.2f}x: So what's costs were measured by `make bench` "
-        "in one quiet run, and a pass's cost on this machine moves with its load.")
-    return (f"Why the pair lost, by the costs on the So what page: a draft step costs about {cost:.2f} "
-            f"of a Nimbus-large pass, and the pass that checks {gamma} drafts about {verify:.2f} passes. "
-            f"A round of {drafts:.1f} drafts so cost about {drafts:.1f} × {cost:.2f} + {verify:.2f} = "
-            f"{spent:.2f} passes and bought {per_pass:.2f} tokens: {counted:.2f}x by that count.{apart} "
-            "Fewer drafts a round, with a smaller γ or the early stop, waste less on guesses the target "
-            "rejects.")
-
-
-# how far one race's speed-up moves from run to run (race_note says "a tenth or two")
-RACE_SCATTER = 0.15
-
-
-# below this many target passes one lucky or unlucky round decides the speed-up
-FEW_PASSES = 8
-
-
-def race_note(passes: int, ended_early: bool = False) -> str:
-    if passes < FEW_PASSES:
-        more = ("Nimbus-large ended this text early: another prompt or seed writes more."
-                if ended_early else "Raise Tokens to measure it.")
-        return (f"The speculative side made only {passes} target pass{'' if passes == 1 else 'es'}: "
-                f"one lucky or unlucky round decides a speed-up this short. {more}")
-    return ("One race is one sample: run it again, or with another seed, and the speed-up moves by "
-            "a tenth or two either way, as the machine's load and the draws change.")
-
-
-def ended_note(lanes: tuple[Finished, ...], tokens: int) -> str:
-    """Which side wrote Nimbus-large's end-of-text token before the race's length: its bar
-    stops short, as if it had stalled, and the speed-up then compares rates over two texts of
-    different lengths."""
-    short = [f"{lane.name} ended its text after {len(lane.ids)} of {tokens} tokens"
-             for lane in lanes if len(lane.ids) < tokens]
-    if not short:
-        return ""
-    return (" and ".join(short) + ", at Nimbus-large's end-of-text token, so its bar stops there. The "
-            "speed-up divides the two sides' tokens per second, each over its own text; another "
-            "prompt or seed gives both sides the whole length.")
-
-
-def overshoot_note(speedup: float, per_pass: float) -> str:
-    """Where timing noise beat the cost model: a round costs at least one target pass, so the
-    speed-up cannot exceed the tokens each pass bought."""
-    if speedup <= per_pass:
-        return ""
-    return (f"This speed-up came out above the tokens per target pass ({speedup:.2f}x against "
-            f"{per_pass:.2f}), as if a whole round, drafts and check, had cost less than one pass of "
-            "Nimbus-large alone. That is timing noise: the machine's load changed during the race (a "
-            "browser on this same machine, drawing each side's tokens as they come, counts too). The "
-            "speed-ups on the So what page were measured over many generations and are steadier.")
