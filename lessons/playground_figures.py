@@ -56,23 +56,42 @@ def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], w
             f"every γ (below the dotted 1× line); it loses least at γ = {best} ({top:.2f}x).{yours}")
 
 
+def wilson_interval(kept: float, checked: int, z: float = 1.645) -> tuple[float, float]:
+    """The Wilson score interval for a rate of `kept` in `checked` coin flips (z = 1.645: 90 %);
+    (0, 1) where nothing was checked. Unlike rate ± z·sd it stays inside [0, 1] and does not
+    shrink to a point at 0 of 3 or 3 of 3."""
+    if checked <= 0:
+        return 0.0, 1.0
+    rate = kept / checked
+    centre = (rate + z * z / (2 * checked)) / (1 + z * z / checked)
+    half = z / (1 + z * z / checked) * np.sqrt(rate * (1 - rate) / checked + z * z / (4 * checked ** 2))
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
 def position_chart(by_position, checked) -> Chart:
-    """Acceptance by draft position: later positions are only checked when earlier ones held."""
-    names = [str(i + 1) for i in range(len(by_position))]
-    # the count alone above each bar, so that eight bars' labels stay apart
-    fig = go.Figure(go.Bar(x=names, y=[0 if np.isnan(r) else r for r in by_position],
-                           marker_color=OVERLAP_COLOR, text=[f"{n}×" for n in checked],
-                           textposition="outside", constraintext="none",  # never shrunk to fit
-                           textfont_color=CHART_TEXT, name="kept when checked", cliponaxis=False))
+    """Acceptance by draft position: later positions are only checked when earlier ones held,
+    so their rates rest on fewer checks; a whisker spans each rate's 90 % Wilson interval, so
+    that a rate from a handful of checks is not read as a trend."""
+    # the count in each position's name, so that the whiskers have the space above the bars
+    names = [f"{i + 1}<br>{n}×" for i, n in enumerate(checked)]
+    rates = [0 if np.isnan(r) else r for r in by_position]
+    low, high = zip(*(wilson_interval(r * n, n) for r, n in zip(rates, checked)))
+    fig = go.Figure(go.Bar(x=names, y=rates, marker_color=OVERLAP_COLOR, name="kept when checked",
+                           error_y={"type": "data", "symmetric": False, "color": CHART_TEXT,
+                                    "array": [h - r for h, r in zip(high, rates)],
+                                    "arrayminus": [r - lo for lo, r in zip(low, rates)]}))
     # on two lines, so that it fits the chart's width in a projector's large type
-    fig.update_xaxes(title="draft position<br>(above each bar: times checked)", type="category")
-    fig.update_yaxes(range=[0, 1.1], title="P(kept | checked)")
+    fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90 % range for the rate)",
+                     type="category")
+    fig.update_yaxes(range=[0, 1.05], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)
-    rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n}
-            for i, (r, n) in enumerate(zip(by_position, checked))]
+    rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n,
+             "90 % range": "–" if not n else f"{lo:.2f} to {hi:.2f}"}
+            for i, (r, n, lo, hi) in enumerate(zip(by_position, checked, low, high))]
     alt = "Acceptance by position: " + ", ".join(
         f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
         for i, (r, n) in enumerate(zip(by_position, checked))) + (
         ". Position k is checked only when the guesses before it were all kept, so later positions "
-        "are checked less often.")
+        "are checked less often, and their rates, resting on fewer checks, could lie anywhere in a "
+        "wider range (the whiskers, 90 % Wilson intervals).")
     return Chart(fig, rows, alt)

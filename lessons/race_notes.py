@@ -11,21 +11,27 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
     """Why the pair lost a race without the early stop, worked out from the costs on the So what
     page (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma` drafts),
     with the figures as shown; "" where either was not measured. `raced`: the race's own
-    speed-up, which the note names where the count misses it by more than a race's scatter."""
+    speed-up, which the note names where the count misses it by more than a race's scatter.
+    Where the count says the pair should not have lost, the loss is the clocks', not the drafts'."""
     if cost is None or verify is None:
         return ""
     drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
     counted = per_pass / spent
+    worked = (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
+              f"{gamma} drafts about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
+              f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
+              f"tokens: {counted:.2f}x by that count.")
+    quiet = ("So what's costs were measured by `make bench` in one quiet run, and a pass's cost on "
+             "this machine moves with its load.")
+    if round(counted, 2) >= 1:
+        clocks = "" if raced is None else f" ({raced:.2f}x)"
+        return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
+                f"race's own clocks{clocks}: {quiet} Run it again to see how far a race moves.")
     apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
-        f" This race's own clocks gave {raced:.2f}x: So what's costs were measured by `make bench` "
-        "in one quiet run, and a pass's cost on this machine moves with its load.")
-    return (f"Why the pair lost, by the costs on the So what page: a draft step costs about {cost:.2f} "
-            f"of a Nimbus-large pass, and the pass that checks {gamma} drafts about {verify:.2f} passes. "
-            f"A round of {drafts:.1f} drafts so cost about {drafts:.1f} × {cost:.2f} + {verify:.2f} = "
-            f"{spent:.2f} passes and bought {per_pass:.2f} tokens: {counted:.2f}x by that count.{apart} "
-            "Fewer drafts a round, with a smaller γ or the early stop, waste less on guesses the target "
-            "rejects.")
+        f" This race's own clocks gave {raced:.2f}x: {quiet}")
+    return (f"Why the pair lost, by the costs on the So what page: {worked}{apart} Fewer drafts a "
+            "round, with a smaller γ or the early stop, waste less on guesses the target rejects.")
 
 
 # how far one race's speed-up moves from run to run (race_note says "a tenth or two")

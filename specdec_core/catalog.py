@@ -6,7 +6,9 @@ once instead of after the seconds torch takes to import.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
+import json
 import os
 import re
 from pathlib import Path
@@ -46,6 +48,16 @@ def default_drafter() -> str:
 def drafter_label(name: str) -> str:
     """How prose names a drafter: Nimbus-mini by its name, any other by its id."""
     return "Nimbus-mini" if name == DEFAULT_DRAFTER else name
+
+
+@functools.cache
+def drafter_vocabulary(name: str) -> int:
+    """How many tokens a drafter can propose: a shipped Nimbus-mini's reduced head (every other
+    token gets q = 0), an early exit the target's whole vocabulary."""
+    config = ASSETS / name / DRAFTER_CONFIG
+    if name in NIMBUS_MINI_NAMES and config.is_file():
+        return int(json.loads(config.read_text()).get("reduced_vocab", TARGET_VOCAB))
+    return TARGET_VOCAB
 
 
 def validate_drafter_name(name: str) -> str:

@@ -539,7 +539,11 @@ def test_predict_first_hides_the_coin_until_flipped():
     ordinary = page("walkthrough", step="3", seed="11")
     assert [h for h in html_texts(at) if "Continuing:" in h] == \
         [h for h in html_texts(ordinary) if "Continuing:" in h]
-    assert " ".join(html_texts(at)).count('title="never checked"') == WALKTHROUGH_GAMMA - len(checks)
+    shown = " ".join(html_texts(at))
+    assert shown.count('title="never checked"') == WALKTHROUGH_GAMMA - len(checks)
+    # a rejected guess is struck through; one never checked had no coin flip, so it is not
+    styles = dict(re.findall(r'title="(rejected|never checked)" style="([^"]*)"', shown))
+    assert "line-through" in styles["rejected"] and "line-through" not in styles["never checked"]
 
 
 def test_predict_first_moving_on_shows_every_coin():
@@ -950,7 +954,7 @@ def test_a_race_the_pair_loses_says_why(monkeypatch):
         button(at, "Start the race").click().run()
         no_exception(at)
         assert float({m.label: m.value for m in at.metric}["Speed-up"].removesuffix("x")) < 1
-        said = [c.value for c in at.caption if c.value.startswith("Why the pair lost")]
+        said = [c.value for c in at.caption if c.value.startswith(("Why the pair lost", "By the costs"))]
         assert bool(said) == told
         if told:
             assert f"a draft step costs about {cost:.2f} of a Nimbus-large pass" in said[0]

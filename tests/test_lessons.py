@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, legible, lifted_title
-from lessons.playground import summarize
+from lessons.playground import short_rounds_note, summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
@@ -518,11 +518,13 @@ def test_speedup_and_position_charts():
 
     chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
-    assert list(chart.figure.data[0].text) == ["4×", "2×", "1×", "0×"]
+    assert list(chart.figure.data[0].x) == ["1<br>4×", "2<br>2×", "3<br>1×", "4<br>0×"]
     assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks). Position k is checked only when the "
-                         "guesses before it were all kept, so later positions are checked less often.")
+                         "guesses before it were all kept, so later positions are checked less often, "
+                         "and their rates, resting on fewer checks, could lie anywhere in a wider range "
+                         "(the whiskers, 90 % Wilson intervals).")
 
 
 # --- Monte Carlo ---------------------------------------------------------------------------
@@ -592,8 +594,8 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # and the draws where they are too few: at 100 draws chance hides a shortcut at beta 0.5 too
     few = steps.hidden_shortcut_note({"resample from p on reject": 0.1}, 0.495, 100,
                                      montecarlo.ChanceRange(typical=0.073, low=0.035, high=0.118))
-    assert few.startswith("At 100 draws perfect samples of p land 0.073 from p on average, and below "
-                          "0.118 in 19 runs out of 20.")
+    assert few.startswith("At 100 draws perfect samples of p land 0.073 from p on average, and between "
+                          "0.035 and 0.118 in 9 runs out of 10.")
     assert "β =" not in few and few.endswith("More draws tell them apart.")
     assert steps.hidden_shortcut_note({}, 0.5, 10_000, chance) == ""
 
@@ -758,6 +760,39 @@ def test_step_2_never_calls_the_longer_pass_the_cheaper_one(rejected, verify, sa
     assert f"{said} a pass over one position (10 ms)" in text and "0.9 times" not in text
 
 
+def test_step_2_names_the_quiet_cost_where_a_busy_server_timed_the_check_far_from_it(rejected):
+    """A check timed at 2.2 single passes on a loaded server would contradict the lesson that
+    checking costs little more than one step; the γ sweep's quiet figure is named beside it,
+    and only where the two stray by more than BUSY_GAP."""
+    quiet = speed_story.saved_verify_costs()[rejected.gamma]
+    far = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 1),
+                                               single_pass_seconds=0.010))
+    assert f"In one quiet run (the γ sweep on the So what page), such a pass took {quiet:.2f} times" in far
+    near = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 0.2),
+                                                single_pass_seconds=0.010))
+    assert "quiet run" not in near
+
+
+def test_a_correction_the_draft_could_never_have_drafted_says_why():
+    """Step 4 names why the replacement had q = 0 (a reduced head, top-p, temperature 0), since
+    min(1, p/q) at q = 0 would otherwise puzzle; a full-vocabulary drafter at plain settings
+    never gives an exact 0 and says nothing."""
+    sc = make_scenario(drafts=(1, 2, 6), q_rows=[[1, 5, 1, 1, 1, 0.5, 0.5, 0], [1, 1, 4, 1, 1, 1, 1, 0], [1] * V],
+                       p_rows=[[1, 6, 1, 1, 0.5, 0.5, 0, 0], [0] * 7 + [1], [1] * V, [1] * V])
+    assert sc.record.n_accepted == 1 and sc.record.last_token == 7 and sc.q_dists[1][7] == 0
+    assert "q = 0" not in step(4).takeaway(sc)
+    said = {(drafter, sampling): step(4).takeaway(dataclasses.replace(sc, drafter=drafter, sampling=sampling))
+            for drafter in ("nimbus-mini", "early-exit-4")
+            for sampling in (Sampling(), Sampling(top_p=0.9), Sampling(temperature=0))}
+    head = "Nimbus-mini's output layer scores only the 8,192 tokens Nimbus-large writes most, of 49,152"
+    assert f"The draft gave “{SHOWN[7]}” q = 0 ({head}), so it is never drafted" in said["nimbus-mini", Sampling()]
+    assert f"(top-p cut it, or {head})" in said["nimbus-mini", Sampling(top_p=0.9)]
+    assert "(top-p cut it from the draft's choices)" in said["early-exit-4", Sampling(top_p=0.9)]
+    assert "q = 0" not in said["early-exit-4", Sampling()]
+    for drafter in ("nimbus-mini", "early-exit-4"):
+        assert "(at temperature 0 each model gives all" in said[drafter, Sampling(temperature=0)]
+
+
 def test_a_rejected_last_guess_has_nothing_after_it():
     """The last of three drafts has p = 0: the first two are kept (p >= q), the third rejected."""
     sc = make_scenario(drafts=(1, 4, 2), q_rows=[[1, 3, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 3, 1, 1, 1],
@@ -807,6 +842,33 @@ def record(outcomes: list[bool], gamma: int = 3) -> RoundRecord:
     return RoundRecord((1,) * gamma, checks, (1,) * n_tokens, None if bonus else 1.0, bonus)
 
 
+def test_wilson_interval_covers_the_true_rate_nine_times_in_ten():
+    wilson = playground_figures.wilson_interval
+    # closed forms at the edges: 0 of n has upper bound z²/(n + z²), n of n the mirror image
+    z2 = 1.645 ** 2
+    assert wilson(0, 3) == pytest.approx((0.0, z2 / (3 + z2)))
+    assert wilson(3, 3) == pytest.approx((3 / (3 + z2), 1.0))
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(13, 26)
+    assert low < 0.5 < high and high - low < wilson(3, 6)[1] - wilson(3, 6)[0]  # more checks, narrower
+    # coverage: 4,000 seeded runs of 20 checks at rate 0.4; a 90 % interval's coverage, give or
+    # take the discreteness of 20 coins (Wilson's runs 0.87 to 0.93 here) and 4,000 runs' noise
+    kept = np.random.default_rng(3).binomial(20, 0.4, size=4000)
+    covered = np.mean([lo <= 0.4 <= hi for lo, hi in (wilson(k, 20) for k in kept)])
+    assert 0.86 <= covered <= 0.95
+
+
+def test_acceptance_by_position_shows_how_far_each_rate_could_be_off():
+    chart = playground_figures.position_chart([0.58, 0.5, 0.14, 0.0], [26, 14, 7, 1])
+    bar = chart.figure.data[0]
+    assert list(bar.x) == ["1<br>26×", "2<br>14×", "3<br>7×", "4<br>1×"]
+    spans = [up + down for up, down in zip(bar.error_y.array, bar.error_y.arrayminus)]
+    assert spans == sorted(spans)  # fewer checks, wider whiskers
+    assert all(0 <= r - d and r + u <= 1 for r, u, d in zip(bar.y, bar.error_y.array, bar.error_y.arrayminus))
+    assert chart.rows[3]["90 % range"] == "0.00 to %.2f" % (1.645 ** 2 / (1 + 1.645 ** 2))
+    assert "90 % Wilson intervals" in chart.alt
+
+
 def test_summarize_per_position_rates():
     rounds = [record([True, False]), record([True, True, True]), record([False]),
               record([True, True, False])]
@@ -829,6 +891,17 @@ def test_summarize_prices_each_round_at_the_drafts_it_made():
     assert s.alpha == pytest.approx(5 / 6)
     assert s.expected_tokens_per_round == pytest.approx(
         (2 * expected_tokens_per_round(5 / 6, 3) + expected_tokens_per_round(5 / 6, 1)) / 3)
+
+
+def test_a_closed_form_below_the_charts_says_why():
+    """The playground's chart prices every round at γ: where short last rounds pull the
+    metric's closed form below it, the caption names both figures; where they agree, nothing."""
+    rounds = [record([True, False]), record([True, True, True]), record([True], gamma=1)]
+    s = summarize(rounds, 3)
+    plain = expected_tokens_per_round(s.alpha, 3)
+    note = short_rounds_note(s, 3)
+    assert f"({s.expected_tokens_per_round:.2f}) is below the chart's {plain:.2f} at γ = 3" in note
+    assert short_rounds_note(summarize(rounds[:2], 3), 3) == ""
 
 
 def test_summarize_caps_each_rounds_closed_form_where_the_count_is_capped():
@@ -986,6 +1059,17 @@ def test_a_lost_race_is_worked_out_from_the_measured_costs():
     # a race whose own clocks disagree with the count says so; one within a race's scatter does not
     assert "This race's own clocks gave 0.99x" in race_notes.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
     assert "own clocks" not in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
+
+
+def test_a_lost_race_the_costs_say_was_won_blames_the_clocks_not_the_drafts():
+    # 3.8 drafts at 0.09 plus a check at 1.20 = 1.54 passes, for 1.85 tokens: 1.20x
+    note = race_notes.slower_note(1.85, 3.8, 4, 0.09, 1.2, raced=0.97)
+    assert note.startswith("By the costs on the So what page the pair should not have lost:")
+    assert "= 1.54 passes and bought 1.85 tokens: 1.20x by that count." in note
+    assert "It lost on this race's own clocks (0.97x)" in note
+    assert "Why the pair lost" not in note and "smaller γ" not in note
+    # a count of exactly 1.00x, as shown, is a draw, not a loss
+    assert "should not have lost" in race_notes.slower_note(1.5, 3.0, 4, 0.1, 1.2, raced=0.9)
 
 
 def test_a_race_faster_than_its_passes_allow_says_it_was_noise():

@@ -6,7 +6,7 @@ from typing import Iterator
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import RoundSummary, short_bonus_note, summarize
+from lessons.playground import RoundSummary, short_bonus_note, short_rounds_note, summarize
 from lessons.speed_story import saved_verify_costs
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import stream
@@ -122,7 +122,8 @@ def render() -> None:
               else f"is taken as {cost:.2f}: the drafter table on the So what page has not measured "
                    f"{s.drafter}")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
-    st.caption(f"{summary.rounds} rounds to write {count} tokens{ended}{bonus}. The cost of a draft step relative "
+    short = short_rounds_note(summary, s.gamma)
+    st.caption(f"{summary.rounds} rounds to write {count} tokens{ended}{bonus}{short}. The cost of a draft step relative "
                f"to a target step {source}, and the cost of the pass that checks γ drafts from its "
                "γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "

@@ -77,10 +77,13 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
             pieces.append(chip(sc.label(t), Q_COLOR, title="drafted", spoken="drafted"))
         elif i < len(checks) and checks[i].accepted:
             pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept", spoken="kept"))
-        else:
+        elif i < len(checks):
             strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
-            verdict = "rejected" if i < len(checks) else "never checked"
-            pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title=verdict, spoken=verdict))
+            pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
+        else:
+            # pale and outlined, as in step 3's chart: no coin was flipped, so nothing is struck
+            pale = "color:#555;background:#f0f0f0;outline:1px dashed #b0b0b0;border-bottom:none;"
+            pieces.append(chip(sc.label(t), style=pale, title="never checked", spoken="never checked"))
     if at_step >= 4:
         color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
         # the token and its note on one line: apart, "← correction" reads as a word of the text
