@@ -154,8 +154,13 @@ def plain_text(text: str) -> str:
     return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
 
 
+def html_div(body: str) -> str:
+    """Tokens and their key in the block that spaces their lines for the chips' underlines."""
+    return f'<div class="tokens" style="line-height:2.1">{body}</div>'
+
+
 def html_block(body: str) -> None:
-    st.markdown(f'<div class="tokens" style="line-height:2.1">{body}</div>', unsafe_allow_html=True)
+    st.markdown(html_div(body), unsafe_allow_html=True)
 
 
 def draw_as_written(shared: SharedStream[T], make: Callable[[], Iterator[T]], draw: Callable[[T], None]) -> T:

@@ -21,7 +21,7 @@ from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
 from . import focus, settings
-from .display import colored_text, html_block, metric_row, number_table, origin_legend, plain_markdown
+from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_markdown
 from .models import get_pair
 
 
@@ -82,9 +82,15 @@ def draw_scoreboard(lanes: tuple[Finished, ...], tokens: int) -> None:
 
 
 def draw_lane(lane: Finished) -> None:
+    """The lane's heading and its text as one element: a Stop between two elements would leave
+    a heading that counts a pass its text does not show."""
+    st.markdown(f"{lane_heading(lane)}\n\n{html_div(colored_text(list(zip(lane.pieces, lane.origins))))}",
+                unsafe_allow_html=True)
+
+
+def lane_heading(lane: Finished) -> str:
     passes = f"{lane.passes} target pass{'' if lane.passes == 1 else 'es'}"
-    st.markdown(f"**{lane.name}**  \n{len(lane.ids)} tokens · {passes} · {lane.rate:.1f} tokens/s")
-    html_block(colored_text(list(zip(lane.pieces, lane.origins))))
+    return f"**{lane.name}**  \n{len(lane.ids)} tokens · {passes} · {lane.rate:.1f} tokens/s"
 
 
 class Lane:

@@ -11,6 +11,7 @@ address a switch between pages leaves in the history) changes nothing.
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -203,18 +204,34 @@ def load(params: list[Param]) -> list[str]:
 _STREAMLIT_OWN = ("embed", "embed_options")
 
 
+# what sites and mail add to a link they pass on (campaign and click ids): dropped silently
+_TRACKING = re.compile(r"^(utm_\w*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_ga|igshid|yclid)$", re.IGNORECASE)
+
+# unknown parameters one message names; it counts the rest
+NAMED_UNKNOWN = 5
+
+
 def drop_unknown(params: list[Param]) -> list[str]:
     """Take out of the link the parameters that are none of `params` (a misspelt one, say),
-    which would otherwise ride along unread; return a message for each."""
+    which would otherwise ride along unread; return one message that names them (the first
+    NAMED_UNKNOWN, and how many more). Tracking parameters go without a word."""
     known = {p.name for p in params} | set(_STREAMLIT_OWN)
-    problems = []
+    named = []
     for name in [n for n in st.query_params if n not in known]:
-        close = _meant(name, [p.name for p in params])
-        guess = f" (the link's name for it may be `{close}`)" if close else ""
-        problems.append(f"Ignored `{_shown(name)}={_shown(st.query_params.get(name, ''))}` from the "
-                        f"link: the app has no setting of that name{guess}.")
+        if not _TRACKING.match(name):
+            close = _meant(name, [p.name for p in params])
+            guess = f" (the link's name for it may be `{close}`)" if close else ""
+            named.append((f"`{_shown(name)}={_shown(st.query_params.get(name, ''))}`", guess))
         del st.query_params[name]
-    return problems
+    if not named:
+        return []
+    if len(named) == 1:
+        ((pair, guess),) = named
+        return [f"Ignored {pair} from the link: the app has no setting of that name{guess}."]
+    more = len(named) - NAMED_UNKNOWN
+    listed = ", ".join(pair + guess for pair, guess in named[:NAMED_UNKNOWN]) + (
+        f" and {more} more" if more > 0 else "")
+    return [f"Ignored {len(named)} parameters from the link that the app has no setting of: {listed}."]
 
 
 def _meant(name: str, names: list[str]) -> str | None:
