@@ -704,6 +704,16 @@ def test_thread_says_when_a_reply_is_cut(monkeypatch):
     assert "replies cut at 6 tokens (…)" in at.caption[-1].value
 
 
+@pytest.mark.parametrize("name, seed", [("thread", "434343"), ("playground", "434343")])
+def test_a_text_written_pass_by_pass_leaves_no_so_far_line_once_whole(name, seed):
+    """The line over a text still being written goes once it is whole, and none of the partial
+    draws' elements stays below the last: at seeds no other test asks for, the text is written
+    here pass by pass."""
+    at = page(name, seed=seed)
+    no_exception(at)
+    assert not [c.value for c in at.caption if c.value.startswith("Written so far")]
+
+
 def test_thread_page_shows_target_pass_metrics():
     at = page("thread")
     no_exception(at)

@@ -165,11 +165,23 @@ def html_block(body: str) -> None:
 
 def draw_as_written(shared: SharedStream[T], make: Callable[[], Iterator[T]], draw: Callable[[T], None]) -> T:
     """A text the pair writes, drawn after each target pass while it is written (by this session,
-    or by another that this one watches), under a spinner; returned whole. A text already whole
-    is returned at once, for the caller to draw."""
+    or by another that this one watches); returned whole. A text already whole is returned at
+    once, for the caller to draw. `draw` marks a text as written so far itself, in the same
+    element: a spinner would keep turning after Streamlit's Stop, which cuts a run off before
+    it can take the spinner away."""
     if not shared.done:
         texts = shared.follow(make)
-        with st.spinner("Drafting and verifying…"), closing(texts):  # a rerun lets the next one write
+        with closing(texts):  # a rerun lets the next one write
             for text in texts:
                 draw(text)
     return shared.latest
+
+
+def so_far(counted: str, whole: bool) -> None:
+    """The line over a text still being written (or one a Stop cut off), `counted` telling how
+    far it got; an empty element in its place once the text is whole, so that every draw into a
+    slot writes as many elements and none of a partial draw's is left standing after the last."""
+    if whole:
+        st.empty()
+    else:
+        st.caption(f"Written so far: {counted}, one target pass at a time.")

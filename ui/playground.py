@@ -15,7 +15,7 @@ from specdec_core.catalog import drafter_names
 from specdec_core.quality import drafter_quality
 
 from . import settings
-from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart
+from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart, so_far
 from .models import get_pair
 from .shared_stream import SharedStream
 
@@ -67,11 +67,12 @@ def alpha_help(drafter: str) -> str:
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 
-def draw(slot, written: Written, eos: int, alpha_note: str) -> RoundSummary:
+def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False) -> RoundSummary:
     """The measured figures and the coloured text, as far as they have been written."""
     s = st.session_state
     summary = summarize(list(written.rounds), s.gamma, written.stats.new_tokens, PLAY_TOKENS, eos)
     with slot.container():
+        so_far(f"{written.stats.new_tokens} of up to {PLAY_TOKENS} tokens", whole)
         metric_row(
             {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_note},
             {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
@@ -95,7 +96,7 @@ def written_text(eos: int) -> tuple[Written, RoundSummary]:
     slot, note = st.empty(), alpha_help(s.drafter)  # the note reads the drafter table: once a run
     written = draw_as_written(play_stream(*key), lambda: passes(*key),
                               lambda partial: draw(slot, partial, eos, note))
-    return written, draw(slot, written, eos, note)
+    return written, draw(slot, written, eos, note, whole=True)
 
 
 def render() -> None:

@@ -9,7 +9,7 @@ from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_p
 from specdec_core.inputs import is_blank
 
 from . import settings
-from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, plain_text
+from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, plain_text, so_far
 from .models import get_pair
 from .shared_stream import SharedStream
 
@@ -34,6 +34,7 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
     s = st.session_state
     cut = "" if reply.complete or not whole else f", replies cut at {lesson.REPLY_TOKENS} tokens (…)"
     with slot.container():
+        so_far(f"{tokens} tokens", whole)
         metric_row({"label": "Target passes, speculative", "value": passes},
                    {"label": "Target passes, Nimbus-large alone", "value": tokens,
                     "help": "One pass per token"},

@@ -341,8 +341,8 @@ def test_a_new_reply_arrives_pass_by_pass(page: Page):
     page.get_by_role("combobox", name="Customer message").click()
     page.get_by_role("option", name=QUESTIONS[1]).click()
     expect(page.get_by_test_id("stChatMessage").first).to_contain_text(QUESTIONS[1], timeout=RUN_MS)
-    # written while the spinner turns: not yet there at the first rerun, gone once the reply is
-    writing = page.get_by_text("Drafting and verifying…")
+    # over the reply while it is written: not yet there at the first rerun, gone once it is whole
+    writing = page.get_by_text("Written so far:")
     expect(writing).to_be_visible(timeout=RUN_MS)
     expect(writing).to_have_count(0, timeout=RUN_MS)
     settled(page)
