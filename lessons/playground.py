@@ -89,3 +89,35 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
     return (f"; the last round drafted {drafts}, not γ = {gamma}, as the {limit}-token limit left room "
             f"for {k + 1}, and kept {'it' if k == 1 else 'them all'}, so its bonus token came after "
             f"{'that one kept draft' if k == 1 else f'{k} kept drafts'}")
+
+
+def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, head: int,
+                      vocabulary: int, tokens: int) -> str:
+    """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
+    drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
+    gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
+    uniform blend gives every token some."""
+    at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
+    note = (f"α on Nimbus-large's own text: {at}, the α the chart on the right is priced at. Both "
+            f"models scored the one text of {tokens} tokens Nimbus-large wrote alone from this prompt at "
+            "these settings and seed, so this figure moves with the drafter and the noise alone; the "
+            "measured α above also moves with the luck of each new text.")
+    if round(alpha, 2) > round(plain, 2):
+        reach = (f" (its output layer covers {head:,} of the {vocabulary:,} tokens)"
+                 if head < vocabulary else "")
+        note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "
+                 f"gives little or no probability{reach}, and the uniform blend gives every token some.")
+    return note
+
+
+def same_text_note(temperature: float, same: bool) -> str:
+    """Draft quality changes the draws, not their distribution: at temperature 0 the text is
+    Nimbus-large's own, token for token (`same`: as checked against it)."""
+    if temperature == 0:
+        verdict = "it is" if same else ("it is not, here: two tokens scored so nearly alike that "
+                                        "rounding tipped the choice")
+        return ("At temperature 0 nothing is drawn at random, so every drafter, noise and γ writes the "
+                f"text Nimbus-large writes alone, token for token: checked against it, {verdict}.")
+    return ("A new drafter, noise or γ changes the random draws, not the distribution they come "
+            "from; at temperature 0, where nothing is random, every setting writes Nimbus-large's own "
+            "text, token for token.")

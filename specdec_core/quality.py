@@ -17,10 +17,11 @@ import torch
 from transformers import DynamicCache
 
 from .catalog import ASSETS
-from .engine import crop
+from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
 from .sampling import expected_speedup, overlap
 from .timing import wait_for
+from .warping import Sampling, to_distributions
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
 
@@ -52,6 +53,22 @@ def text_overlap(pair, token_ids: list[int], start: int = 1) -> tuple[np.ndarray
     p, q = pair.distributions(token_ids[:-1])  # row i predicts token i + 1
     p, q = p[start - 1:], q[start - 1:]
     return overlap(p, q), (p.argmax(-1) == q.argmax(-1))
+
+
+@torch.inference_mode()
+def alpha_by_noise(pair, token_ids: list[int], start: int, sampling: Sampling,
+                   noises) -> np.ndarray:
+    """The drafter's alpha on one fixed text at each draft noise in `noises`: the mean over the
+    positions predicting token_ids[start:] of sum_x min(p, q_noisy), with p and q warped alike
+    by `sampling` and q blended with the uniform distribution as generation blends it. One text
+    for every noise, so that the figures differ by the noise alone, not by the luck of a text."""
+    if not 1 <= start < len(token_ids):
+        raise ValueError(f"start must lie in 1..{len(token_ids) - 1}; got {start}")
+    ids = torch.as_tensor(np.asarray(token_ids[:-1], dtype=np.int64), device=pair.device)[None]
+    rows = slice(start - 1, None)  # row i predicts token i + 1
+    p = to_distributions(pair.target_logits(ids, DynamicCache())[rows], sampling)  # (N, V)
+    q = to_distributions(pair.drafter_logits(ids, DynamicCache())[rows], sampling)  # (N, V)
+    return np.array([float(overlap(p, add_noise(q, float(n))).mean()) for n in noises])
 
 
 @dataclass(frozen=True)

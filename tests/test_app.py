@@ -704,6 +704,23 @@ def test_thread_says_when_a_reply_is_cut(monkeypatch):
     assert "replies cut at 6 tokens (…)" in at.caption[-1].value
 
 
+def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
+    """Noise lowers α on Nimbus-large's own text for the prompt, whatever the luck of the text
+    each setting writes, and the speed-up chart is priced at that α; at temperature 0 the pair's
+    text is checked against Nimbus-large's own and found the same."""
+    def steady(at):
+        (note,) = [c.value for c in at.caption if c.value.startswith("α on Nimbus-large's own text: ")]
+        return note, float(note.split(": ", 1)[1][:4])
+
+    clean, noisy = page("playground"), page("playground", noise="0.5")
+    (_, a0), (said, a5) = steady(clean), steady(noisy)
+    assert a5 < a0 - 0.05 and f"({a0:.2f} without noise)" in said
+    # the chart's title stands above it as a heading, for screen readers
+    assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
+    greedy = page("playground", temperature="0")
+    assert any(c.value.endswith("checked against it, it is.") for c in greedy.caption)
+
+
 @pytest.mark.parametrize("name, seed", [("thread", "434343"), ("playground", "434343")])
 def test_a_text_written_pass_by_pass_leaves_no_so_far_line_once_whole(name, seed):
     """The line over a text still being written goes once it is whole, and none of the partial

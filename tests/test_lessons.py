@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, legible, lifted_title
-from lessons.playground import short_rounds_note, summarize
+from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
@@ -902,6 +902,23 @@ def test_a_closed_form_below_the_charts_says_why():
     note = short_rounds_note(s, 3)
     assert f"({s.expected_tokens_per_round:.2f}) is below the chart's {plain:.2f} at γ = 3" in note
     assert short_rounds_note(summarize(rounds[:2], 3), 3) == ""
+
+
+def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha():
+    plain = steady_alpha_note(0.45, 0.45, 0.0, "Nimbus-mini", 8192, 49152, 48)
+    assert plain.startswith("α on Nimbus-large's own text: 0.45, the α the chart on the right is priced at.")
+    assert "one text of 48 tokens" in plain and "noise raises" not in plain
+    noisy = steady_alpha_note(0.32, 0.45, 0.5, "Nimbus-mini", 8192, 49152, 48)
+    assert "0.32 at noise 0.5 (0.45 without noise)" in noisy and "noise raises" not in noisy
+    raised = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
+    assert "Here noise raises α" in raised and "(its output layer covers 8,192 of the 49,152 tokens)" in raised
+    assert "output layer" not in steady_alpha_note(0.2, 0.1, 1.0, "early-exit-4", 49152, 49152, 48)
+
+
+def test_the_same_text_note_holds_the_check_at_temperature_0_only():
+    assert same_text_note(0.0, True).endswith("checked against it, it is.")
+    assert "rounding tipped the choice" in same_text_note(0.0, False)
+    assert "checked" not in same_text_note(1.0, True) and "at temperature 0" in same_text_note(1.0, False)
 
 
 def test_summarize_caps_each_rounds_closed_form_where_the_count_is_capped():

@@ -381,3 +381,29 @@ def test_shapes_only_target_without_config_names_make_setup(monkeypatch, tmp_pat
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path)
     with pytest.raises(ModelFileError, match="make setup"):
         models.load_target_shapes("cpu")
+
+
+def test_alpha_by_noise_scores_one_text_at_every_noise(pair_named, ids_of):
+    """On one fixed text, α at noise 0 is the plain mean β, at noise 1 the overlap of p with the
+    uniform distribution, and more noise never raises it at temperature 1 for Nimbus-mini
+    (its q beats uniform guessing wherever p is peaked); warping applies to p and q alike."""
+    from specdec_core.quality import alpha_by_noise, text_overlap
+    from specdec_core.sampling import overlap
+    from specdec_core.warping import Sampling
+
+    mini = pair_named("nimbus-mini")
+    ids = ids_of(mini, "Your export failed because your account does not have permission to write "
+                       "to the shared folder. Ask an admin to grant it, then try again.")
+    noises = np.round(np.linspace(0, 1, 21), 2)
+    alphas = alpha_by_noise(mini, ids, 5, Sampling(), noises)
+    beta, _ = text_overlap(mini, ids, start=5)
+    assert alphas[0] == pytest.approx(beta.mean(), abs=1e-6)
+    p, _ = mini.distributions(ids[:-1])
+    assert alphas[-1] == pytest.approx(overlap(p[4:], np.full_like(p[4:], 1 / p.shape[-1])).mean(), abs=1e-6)
+    assert np.all(np.diff(alphas) <= 1e-9) and alphas[0] - alphas[-1] > 0.2
+    # greedy: one-hot p and q, so α at noise 0 is the argmax agreement
+    greedy = alpha_by_noise(mini, ids, 5, Sampling(temperature=0), [0.0])[0]
+    _, agree = text_overlap(mini, ids, start=5)
+    assert greedy == pytest.approx(agree.mean())
+    with pytest.raises(ValueError, match="start must lie"):
+        alpha_by_noise(mini, ids, len(ids), Sampling(), [0.0])

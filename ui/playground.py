@@ -6,13 +6,17 @@ from typing import Iterator
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import RoundSummary, short_bonus_note, short_rounds_note, summarize
+from lessons.playground import (RoundSummary, same_text_note, short_bonus_note, short_rounds_note,
+                                steady_alpha_note, summarize)
 from lessons.speed_story import saved_verify_costs
 from lessons.written import Written, pass_by_pass
-from specdec_core.engine import stream
+import numpy as np
+
+from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
-from specdec_core.catalog import drafter_names
-from specdec_core.quality import drafter_quality
+from specdec_core.catalog import TARGET_VOCAB, drafter_label, drafter_names, drafter_vocabulary
+from specdec_core.quality import alpha_by_noise, drafter_quality
+from specdec_core.warping import Sampling
 
 from . import settings
 from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart, so_far
@@ -33,6 +37,35 @@ def passes(drafter, prompt, gamma, temperature, top_p, noise, seed) -> Iterator[
     pair = get_pair(drafter)
     return pass_by_pass(pair.tokenizer, stream(pair, prompt, PLAY_TOKENS, "speculative", gamma,
                                                temperature, 0, top_p, seed, draft_noise=noise))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def reference_text(_pair, prompt, temperature, top_p, seed) -> tuple[tuple[int, ...], int]:
+    """Nimbus-large's own text for the prompt, settings and seed (the drafter plays no part):
+    (prompt and text ids, where the text starts)."""
+    ids = encode(_pair, prompt)
+    made = generate(_pair, prompt, PLAY_TOKENS, "target", temperature=temperature, top_p=top_p, seed=seed)
+    return (*ids, *made.token_ids), len(ids)
+
+
+def noise_grid() -> np.ndarray:
+    """Every value the noise slider can take."""
+    lim = settings.limits("noise")
+    count = round((lim["max_value"] - lim["min_value"]) / lim["step"]) + 1
+    return np.round(np.linspace(lim["min_value"], lim["max_value"], count), 4)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def steady_alphas(drafter, prompt, temperature, top_p, seed) -> dict[float, float] | None:
+    """The drafter's α on Nimbus-large's own text at each noise the slider offers; None where
+    that text is empty (the prompt's next token ends the text)."""
+    pair = get_pair(drafter)
+    ids, start = reference_text(pair, prompt, temperature, top_p, seed)
+    if len(ids) <= start:
+        return None
+    noises = noise_grid()
+    alphas = alpha_by_noise(pair, list(ids), start, Sampling(temperature, 0, top_p), noises)
+    return dict(zip(noises.tolist(), alphas.tolist()))
 
 
 def controls() -> None:
@@ -109,13 +142,22 @@ def render() -> None:
         return
     s = st.session_state
     written, summary = written_text(pair.tokenizer.eos_token_id)
+    key = (s.drafter, s.prompt, s.temperature, s.top_p, int(s.seed))
+    steady = steady_alphas(*key)
+    alpha = summary.alpha if steady is None else steady[round(float(s.noise), 4)]
+    own, start = reference_text(pair, *key[1:])
+    notes = [same_text_note(s.temperature, list(written.ids) == list(own[start:]))]
+    if steady is not None:
+        notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
+                                          drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start))
+    st.caption(" ".join(notes))
     left, right = st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
     measured = getattr(drafter_quality(s.drafter), "cost_ratio", None)
     cost = ASSUMED_COST if measured is None else measured
     with right:
-        show_chart(playground_figures.speedup_chart(summary.alpha, cost, s.gamma,
+        show_chart(playground_figures.speedup_chart(alpha, cost, s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
     count = written.stats.new_tokens
     ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
