@@ -75,7 +75,8 @@ def position_chart(by_position, checked) -> Chart:
     # the count in each position's name, so that the whiskers have the space above the bars
     names = [f"{i + 1}<br>{n}×" for i, n in enumerate(checked)]
     rates = [0 if np.isnan(r) else r for r in by_position]
-    low, high = zip(*(wilson_interval(r * n, n) for r, n in zip(rates, checked)))
+    # a position never checked has no rate, and no whisker either
+    low, high = zip(*(wilson_interval(r * n, n) if n else (0.0, 0.0) for r, n in zip(rates, checked)))
     fig = go.Figure(go.Bar(x=names, y=rates, marker_color=OVERLAP_COLOR, name="kept when checked",
                            error_y={"type": "data", "symmetric": False, "color": CHART_TEXT,
                                     "array": [h - r for h, r in zip(high, rates)],

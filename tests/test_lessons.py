@@ -519,6 +519,7 @@ def test_speedup_and_position_charts():
     chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
     assert list(chart.figure.data[0].x) == ["1<br>4×", "2<br>2×", "3<br>1×", "4<br>0×"]
+    assert chart.figure.data[0].error_y.array[3] == chart.figure.data[0].error_y.arrayminus[3] == 0
     assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks). Position k is checked only when the "

@@ -150,6 +150,7 @@ def render() -> None:
     if steady is not None:
         notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                           drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start))
+    st.space("small")  # the colour key belongs to the text above, not to this note
     st.caption(" ".join(notes))
     left, right = st.columns(2)
     with left:
