@@ -65,14 +65,15 @@ def capped_tokens_per_round(alpha: float, gamma: int, cap: int) -> float:
 
 
 def short_rounds_note(summary: RoundSummary, gamma: int) -> str:
-    """Why the closed form beside the measured count reads below the chart's at the same γ and α
-    (the chart prices every round at γ drafts and a bonus); "" where the two agree as shown."""
+    """Why the closed form beside the measured count reads below the plain closed form at the
+    same γ and α (which prices every round at γ drafts and a bonus); "" where the two agree as
+    shown."""
     plain = expected_tokens_per_round(summary.alpha, gamma)
     if f"{plain:.2f}" == f"{summary.expected_tokens_per_round:.2f}":
         return ""
-    return (f"; the closed form per pass ({summary.expected_tokens_per_round:.2f}) is below the "
-            f"chart's {plain:.2f} at γ = {gamma}, as the rounds near the end drafted fewer than γ or "
-            "had no room for a bonus token")
+    return (f"; the closed form per pass ({summary.expected_tokens_per_round:.2f}) is below "
+            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and the measured α, as the rounds "
+            "near the end drafted fewer than γ or had no room for a bonus token")
 
 
 def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written: int) -> str:

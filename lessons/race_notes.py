@@ -53,9 +53,9 @@ def race_note(passes: int, ended_early: bool = False) -> str:
 
 
 def ended_note(sides: Sequence[tuple[str, int]], tokens: int) -> str:
-    """Which side, of (name, tokens written) pairs, wrote Nimbus-large's end-of-text token before the race's length: its bar
-    stops short, as if it had stalled, and the speed-up then compares rates over two texts of
-    different lengths."""
+    """Which side, of (name, tokens written) pairs, wrote Nimbus-large's end-of-text token before
+    the race's length: its bar stops short, as if it had stalled, and the speed-up then compares
+    rates over two texts of different lengths."""
     short = [f"{name} ended its text after {written} of {tokens} tokens"
              for name, written in sides if written < tokens]
     if not short:

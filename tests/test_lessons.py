@@ -894,14 +894,14 @@ def test_summarize_prices_each_round_at_the_drafts_it_made():
         (2 * expected_tokens_per_round(5 / 6, 3) + expected_tokens_per_round(5 / 6, 1)) / 3)
 
 
-def test_a_closed_form_below_the_charts_says_why():
-    """The playground's chart prices every round at γ: where short last rounds pull the
-    metric's closed form below it, the caption names both figures; where they agree, nothing."""
+def test_a_closed_form_below_the_plain_one_says_why():
+    """The plain closed form prices every round at γ: where short last rounds pull the metric's
+    closed form below it, the caption names both figures; where they agree, nothing."""
     rounds = [record([True, False]), record([True, True, True]), record([True], gamma=1)]
     s = summarize(rounds, 3)
     plain = expected_tokens_per_round(s.alpha, 3)
     note = short_rounds_note(s, 3)
-    assert f"({s.expected_tokens_per_round:.2f}) is below the chart's {plain:.2f} at γ = 3" in note
+    assert f"({s.expected_tokens_per_round:.2f}) is below (1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = 3" in note
     assert short_rounds_note(summarize(rounds[:2], 3), 3) == ""
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
@@ -10,8 +11,6 @@ from lessons.playground import (RoundSummary, same_text_note, short_bonus_note, 
                                 steady_alpha_note, summarize)
 from lessons.speed_story import saved_verify_costs
 from lessons.written import Written, pass_by_pass
-import numpy as np
-
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
 from specdec_core.catalog import TARGET_VOCAB, drafter_label, drafter_names, drafter_vocabulary
