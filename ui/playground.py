@@ -143,7 +143,8 @@ def render() -> None:
     written, summary = written_text(pair.tokenizer.eos_token_id)
     key = (s.drafter, s.prompt, s.temperature, s.top_p, int(s.seed))
     steady = steady_alphas(*key)
-    alpha = summary.alpha if steady is None else steady[round(float(s.noise), 4)]
+    # the grid's noise nearest the slider's, which float steps may miss by a rounding error
+    alpha = summary.alpha if steady is None else steady[min(steady, key=lambda n: abs(n - s.noise))]
     own, start = reference_text(pair, *key[1:])
     notes = [same_text_note(s.temperature, list(written.ids) == list(own[start:]))]
     if steady is not None:
