@@ -63,25 +63,15 @@ def cpu_products(pair) -> dict[int, str] | None:
     return chosen
 
 
-def heldout_texts(pair, new_tokens: int = 96, seed: int = 2026,
-                  prompts: tuple[str, ...] = HELDOUT_PROMPTS) -> list[tuple[list[int], int]]:
-    """Continuations the target writes itself at temperature 1 from held-out prompts:
-    (prompt + continuation ids, index of the first continuation token)."""
+def own_texts(pair, temperature: float, prompts: tuple[str, ...] = HELDOUT_PROMPTS, new_tokens: int = 96,
+              seed: int = 2026) -> list[tuple[list[int], int]]:
+    """Continuations the target writes itself from held-out prompts, at `temperature` (0: its
+    greedy text; the i-th prompt's draws from seed + i): (prompt + continuation ids, index of
+    the first continuation token)."""
     texts = []
     for i, prompt in enumerate(prompts):
         ids = encode(pair, prompt)
-        out = generate(pair, prompt, new_tokens, "target", temperature=1.0, seed=seed + i)
-        texts.append((ids + out.token_ids, len(ids)))
-    return texts
-
-
-def greedy_texts(pair, new_tokens: int = 96,
-                 prompts: tuple[str, ...] = HELDOUT_PROMPTS) -> list[tuple[list[int], int]]:
-    """The target's own greedy continuations of the held-out prompts."""
-    texts = []
-    for prompt in prompts:
-        ids = encode(pair, prompt)
-        out = generate(pair, prompt, new_tokens, "target", temperature=0.0)
+        out = generate(pair, prompt, new_tokens, "target", temperature=temperature, seed=seed + i)
         texts.append((ids + out.token_ids, len(ids)))
     return texts
 

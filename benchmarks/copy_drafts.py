@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, greedy_texts, heldout_texts, run
+from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, own_texts, run
 
 from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.models import load_pair
@@ -68,8 +68,8 @@ def main() -> None:
         ap.error("--match must be at least 1 and --mix must lie in [0, 1]")
     prompts = chosen_prompts(ap, args, HELDOUT_PROMPTS)
     pair = load_pair(args.drafter, "cpu")
-    for name, texts in (("greedy texts", greedy_texts(pair, prompts=prompts)),
-                        ("temperature-1 texts", heldout_texts(pair, prompts=prompts))):
+    for name, texts in (("greedy texts", own_texts(pair, 0.0, prompts)),
+                        ("temperature-1 texts", own_texts(pair, 1.0, prompts))):
         figures = score(pair, texts, args.match, args.mix)
         print(f"{name}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
                                       for k, v in figures.items()), flush=True)

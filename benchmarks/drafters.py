@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
-                    cpu_products, greedy_texts, heldout_texts, run)
+                    cpu_products, own_texts, run)
 
 from specdec_core.catalog import drafter_names
 from specdec_core.models import load_pair, pair_with
@@ -24,7 +24,7 @@ def main() -> None:
     rows = []
     base = load_pair(drafter_names()[0])
     cpu_products(base)  # the target's, which every drafter's cost is measured against
-    texts, greedy = heldout_texts(base, prompts=prompts), greedy_texts(base, prompts=prompts)
+    texts, greedy = own_texts(base, 1.0, prompts), own_texts(base, 0.0, prompts)
     verify = verify_costs(base, texts[0][0][:64])  # the target's alone: the same for every drafter
     print(f"{'drafter':<20}{'alpha':>7}{'greedy agree':>14}{'cost':>7}{'best γ':>8}{'v':>6}{'exp. speed-up':>15}")
     for name in drafter_names():

@@ -12,7 +12,7 @@ import argparse
 
 import plotly.graph_objects as go
 from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
-                    chosen_prompts, cpu_products, heldout_texts, run, write)
+                    chosen_prompts, cpu_products, own_texts, run, write)
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.inputs import whole_number
@@ -31,7 +31,7 @@ def main() -> None:
     custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed
     pair = load_pair(args.drafter)
     products = cpu_products(pair)
-    texts = heldout_texts(pair, prompts=custom or HELDOUT_PROMPTS)
+    texts = own_texts(pair, 1.0, custom or HELDOUT_PROMPTS)
     verify = verify_costs(pair, texts[0][0][:64])
     quality = measure(pair, texts, verify=verify)
     alpha, cost = quality.alpha, quality.cost_ratio

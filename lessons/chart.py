@@ -93,6 +93,17 @@ def legible(spec: dict) -> dict:
     return spec
 
 
+def fixed(spec: dict) -> dict:
+    """A figure dict no drag or swipe can zoom or pan, edited in place: on a phone a swipe that
+    starts on a chart would otherwise zoom it (cutting its bars off from zero), with only a
+    double click, which a touch screen lacks, to undo it. A tap still shows a bar's value."""
+    layout = spec["layout"]
+    layout["dragmode"] = False
+    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+        layout.setdefault(key, {})["fixedrange"] = True
+    return spec
+
+
 def lifted_title(spec: dict) -> str:
     """Take the title out of a figure dict and return it, for the page to set as text that wraps
     at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only

@@ -99,7 +99,7 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
     uniform blend gives every token some."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
-    note = (f"α on Nimbus-large's own text: {at}, the α the chart on the right is priced at. Both "
+    note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {tokens} tokens Nimbus-large wrote alone from this prompt at "
             "these settings and seed, so this figure moves with the drafter and the noise alone; the "
             "measured α above also moves with the luck of each new text.")

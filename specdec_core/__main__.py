@@ -117,8 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0)
         p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96)
         p.add_argument("--stop-below", type=float, default=0.0, metavar="P",
-                       help="end a draft early after a token the drafter gave less than P "
-                            "(0: always draft gamma tokens)")
+                       help="end a draft early after a token the drafter gave less than P, in "
+                            "the distribution it drew it from (its plain softmax when greedy; "
+                            "0: always draft gamma tokens)")
     gen = sub.choices["generate"]
     gen.add_argument("--prompt", required=True)
     gen.add_argument("--method", default="speculative", choices=["speculative", "target"])

@@ -1,6 +1,9 @@
 """Speed measured side by side in one run: target-only, ours, and transformers' assisted
-generation with the same pair. Runs are interleaved prompt by prompt, so a noisy neighbour
-slows all three alike, and only ratios are reported as the result."""
+generation with the same pair. Runs are interleaved prompt by prompt, in an order that turns
+from one prompt to the next, so a noisy neighbour slows all three alike, and only ratios are
+reported as the result. Every run writes exactly the tokens asked for: end-of-text is banned
+on each side alike, so a run that would have ended early does not spread its prompt pass
+over fewer tokens."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,11 +54,12 @@ class BenchReport:
 
 
 @torch.inference_mode()
-def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature: float, seed: int,
+def hf_assisted(pair, prompt: str | list[int], max_new_tokens: int, gamma: int, temperature: float, seed: int,
                 stop_below: float = 0.0):
-    """transformers' own speculative decoding with the same pair and the same early stop (its
-    assistant_confidence_threshold); (new tokens, seconds)."""
-    ids = torch.tensor([encode(pair, prompt)])
+    """transformers' own speculative decoding with the same pair, the same early stop (its
+    assistant_confidence_threshold) and end-of-text banned (min_new_tokens, which it passes on to
+    the drafter too); (the new token ids, seconds)."""
+    ids = torch.tensor([encode(pair, prompt) if isinstance(prompt, str) else list(prompt)])
     config = pair.drafter.generation_config
     saved = (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
              config.assistant_confidence_threshold)
@@ -70,11 +74,11 @@ def hf_assisted(pair, prompt: str, max_new_tokens: int, gamma: int, temperature:
             torch.manual_seed(seed)
             out, seconds = timed(lambda: pair.target.generate(
                 ids.to(pair.device), assistant_model=pair.drafter, max_new_tokens=max_new_tokens,
-                **sampling))
+                min_new_tokens=max_new_tokens, **sampling))
     finally:
         (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
          config.assistant_confidence_threshold) = saved
-    return out.shape[1] - ids.shape[1], seconds
+    return out[0, ids.shape[1]:].tolist(), seconds
 
 
 def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3,
@@ -89,22 +93,26 @@ def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3
                           "cpu_products": row_products_of(pair.target)})
     names = ["target", "speculative"] + (["hf-assisted"] if reference else [])
     report.totals = {n: MethodTotals() for n in names}
+
+    def measure(method: str, prompt: str, tokens: int, seed: int) -> None:
+        t = report.totals[method]
+        if method == "hf-assisted":
+            new, seconds = hf_assisted(pair, prompt, tokens, gamma, temperature, seed, stop_below)
+            t.tokens, t.seconds = t.tokens + len(new), t.seconds + seconds
+            return
+        res = generate(pair, prompt, tokens, method, gamma, temperature, seed=seed,
+                       stop_below=stop_below, suppress_eos=True)
+        t.tokens += res.stats.new_tokens
+        t.seconds += res.stats.wall_seconds
+        t.target_passes += res.stats.target_passes
+
     # warm-up: the first call of each side pays its one-time setup outside the timings
-    generate(pair, prompts[0], 4, "speculative", gamma, temperature, stop_below=stop_below)
-    if reference:
-        hf_assisted(pair, prompts[0], 4, gamma, temperature, 0, stop_below)
+    for method in names:
+        measure(method, prompts[0], 4, 0)
+    report.totals = {n: MethodTotals() for n in names}
     for r in range(repeats):
         for i, prompt in enumerate(prompts):
-            seed = 1000 * r + i
-            for method in ("target", "speculative"):
-                res = generate(pair, prompt, max_new_tokens, method, gamma, temperature, seed=seed,
-                               stop_below=stop_below)
-                t = report.totals[method]
-                t.tokens += res.stats.new_tokens
-                t.seconds += res.stats.wall_seconds
-                t.target_passes += res.stats.target_passes
-            if reference:
-                n, s = hf_assisted(pair, prompt, max_new_tokens, gamma, temperature, seed, stop_below)
-                report.totals["hf-assisted"].tokens += n
-                report.totals["hf-assisted"].seconds += s
+            turn = (r * len(prompts) + i) % len(names)  # who goes first turns with each prompt
+            for method in names[turn:] + names[:turn]:
+                measure(method, prompt, max_new_tokens, 1000 * r + i)
     return report

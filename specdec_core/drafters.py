@@ -37,8 +37,9 @@ class Drafter(LlamaForCausalLM):
     """A Hugging Face causal LM (so `generate(assistant_model=...)` accepts it) with the
     `logits(input_ids, cache) -> (T, V)` call the engine uses."""
 
-    def logits(self, input_ids: torch.Tensor, cache: DynamicCache) -> torch.Tensor:
-        return self(input_ids=input_ids, cache=cache, use_cache=True).logits[0]
+    def logits(self, input_ids: torch.Tensor, cache: DynamicCache, keep: int = 0) -> torch.Tensor:
+        """(T, V) scores for the new positions, or for the last `keep` of them (0 = all)."""
+        return self(input_ids=input_ids, cache=cache, use_cache=True, logits_to_keep=keep).logits[0]
 
 
 class EarlyExitDrafter(Drafter):

@@ -21,7 +21,7 @@ import torch
 from transformers import DynamicCache
 
 from .sampling import RoundRecord, sample, speculative_round
-from .warping import Sampling, to_distributions
+from .warping import Sampling, allowed, to_distributions
 
 MAX_GAMMA = 16
 METHODS = ("speculative", "target")
@@ -96,11 +96,12 @@ def crop(cache: DynamicCache, keep: int) -> None:
         cache.crop(-extra)
 
 
-def feed(logits_fn, cache: DynamicCache, context: list[int], device) -> torch.Tensor:
-    """Run the tokens of `context` the cache has not seen; (T_new, V) logits."""
+def feed(logits_fn, cache: DynamicCache, context: list[int], device, keep: int) -> torch.Tensor:
+    """Run the tokens of `context` the cache has not seen; (keep, V) logits for the last `keep`
+    of them (a prompt's first pass reads a whole prompt, but only its last scores are used)."""
     new = context[cache.get_seq_length():]
     ids = torch.tensor([new], dtype=torch.long, device=device)  # (1, T_new)
-    return logits_fn(ids, cache)
+    return logits_fn(ids, cache, keep)
 
 
 def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
@@ -114,33 +115,38 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
     """The draft writes up to `gamma` tokens one after another: (tokens, q_dists (n, V)).
 
     It stops after an end-of-text token, which nothing follows. With `stop_below` > 0 it also
-    stops early after a token to which it gave less than that probability (its own, at
-    temperature 1): where the draft is unsure the target often disagrees, and every token
+    stops early after a token to which it gave less than that probability (see
+    `draft_confidence`): where the draft is unsure the target often disagrees, and every token
     drafted after a rejection is wasted. The rule is still exact: where a round stops depends
     only on the draft's side, and each drafted token is checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):
-        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device)[-1:]
-        q = add_noise(to_distributions(logits, sampling)[0], noise)  # (V,)
+        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device, keep=1)
+        warped = to_distributions(logits, sampling)[0]  # (V,)
+        q = add_noise(warped, noise)
         tokens.append(sample(q, rng))
         dists.append(q)
         if tokens[-1] == pair.tokenizer.eos_token_id:
             break
-        if stop_below and draft_confidence(logits[0], tokens[-1]) < stop_below:
+        if stop_below and draft_confidence(logits[0], warped, tokens[-1], sampling) < stop_below:
             break
     return tokens, np.stack(dists)
 
 
-def draft_confidence(logits: torch.Tensor, token: int) -> float:
-    """The drafter's own probability of `token` at temperature 1, whatever the sampling: at
-    temperature 0 its q is one-hot and says nothing about how sure it was."""
-    return float(torch.softmax(logits.float(), -1)[token])
+def draft_confidence(logits: torch.Tensor, warped: np.ndarray, token: int, sampling: Sampling) -> float:
+    """How sure the drafter was of `token`: its probability in the distribution the drafter
+    drew from, before any noise (transformers' assistant_confidence_threshold reads the same).
+    At temperature 0 that distribution is one-hot and says nothing, so its plain softmax."""
+    if sampling.greedy:
+        return float(torch.softmax(allowed(logits, sampling), -1)[token])
+    return float(warped[token])
 
 
 def verify(pair, context, draft_tokens, sampling, cache) -> np.ndarray:
     """One target pass over the drafts: p_dists (gamma + 1, V), the last row for a bonus."""
-    logits = feed(pair.target_logits, cache, context + draft_tokens, pair.device)
-    return to_distributions(logits[-(len(draft_tokens) + 1):], sampling)
+    rows = len(draft_tokens) + 1  # the position of each draft, and the one after the last
+    return to_distributions(feed(pair.target_logits, cache, context + draft_tokens, pair.device, rows),
+                            sampling)
 
 
 def origins_of(record: RoundRecord) -> list[str]:
@@ -159,7 +165,8 @@ class Round:
 
 def run_round(pair, context, gamma, sampling, rng, target_cache, draft_cache, noise=0.0,
               stop_below=0.0) -> Round:
-    """Steps 1 to 3 of a round after `context`; the caches are left holding the drafts."""
+    """Steps 1 to 3 of a round after `context`. The target's cache is left holding the drafts,
+    the draft's cache all but the last (it wrote that one, and never read it back)."""
     # 1. draft up to gamma tokens with the small model
     drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise, stop_below)
     # 2. score all of them (and one more position) in a single target pass
@@ -181,7 +188,7 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
     """Target-only sampling, one token per target pass."""
     context, cache = list(prompt_ids), DynamicCache()
     for _ in range(max_new_tokens):
-        p = to_distributions(feed(pair.target_logits, cache, context, pair.device)[-1:], sampling)[0]
+        p = to_distributions(feed(pair.target_logits, cache, context, pair.device, keep=1), sampling)[0]
         token = sample(p, rng)
         context.append(token)
         yield Chunk((token,), ("target",), None)
@@ -277,15 +284,18 @@ def check_seed(seed) -> None:
 
 
 def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-           top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
+           top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0,
+           suppress_eos=False) -> Iterator[Chunk]:
     """Chunks as they are produced, stopping at EOS or max_new_tokens (a round is cut there).
 
     `prompt` is text, or a list of token ids (for chat-formatted prompts). `draft_noise`
     blends the draft's q with the uniform distribution (0 = the drafter as it is).
     `stop_below` > 0 lets a round end its draft early, after a token the draft itself gave
     less than that probability (0 = always draft `gamma` tokens, as in the lesson).
+    `suppress_eos` bans end-of-text in both models, so exactly `max_new_tokens` are written
+    (for timing: transformers' min_new_tokens does the same).
     """
-    sampling = Sampling(temperature, top_k, top_p)
+    sampling = Sampling(temperature, top_k, top_p, (pair.tokenizer.eos_token_id,) if suppress_eos else ())
     prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
     check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise, stop_below)
     check_seed(seed)
@@ -307,12 +317,12 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
 
 
 def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-             top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0) -> Result:
+             top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0, suppress_eos=False) -> Result:
     """Generate a continuation; see `stream` for the arguments."""
     begin = time.perf_counter()
     result = Result([], "", [])
     for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed,
-                        draft_noise, stop_below):
+                        draft_noise, stop_below, suppress_eos):
         result.token_ids.extend(chunk.token_ids)
         result.origins.extend(chunk.origins)
         result.stats.count(chunk)

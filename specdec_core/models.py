@@ -238,12 +238,13 @@ class ModelPair:
     def context_length(self) -> int:
         return self.target.config.max_position_embeddings
 
-    def target_logits(self, input_ids: torch.Tensor, cache) -> torch.Tensor:
-        """(T, V) target scores for the new positions in `input_ids` (1, T)."""
-        return self.target(input_ids=input_ids, cache=cache, use_cache=True).logits[0]
+    def target_logits(self, input_ids: torch.Tensor, cache, keep: int = 0) -> torch.Tensor:
+        """(T, V) target scores for the new positions in `input_ids` (1, T); with `keep` > 0,
+        for the last `keep` of them only, so the output layer skips the rows nobody reads."""
+        return self.target(input_ids=input_ids, cache=cache, use_cache=True, logits_to_keep=keep).logits[0]
 
-    def drafter_logits(self, input_ids: torch.Tensor, cache) -> torch.Tensor:
-        return self.drafter.logits(input_ids, cache)
+    def drafter_logits(self, input_ids: torch.Tensor, cache, keep: int = 0) -> torch.Tensor:
+        return self.drafter.logits(input_ids, cache, keep)
 
     @torch.inference_mode()
     def distributions(self, token_ids) -> tuple[np.ndarray, np.ndarray]:

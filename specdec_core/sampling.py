@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 SUM_TOLERANCE = 1e-3  # a row may miss 1.0 by this much (float32 softmax); it is renormalised
-_TINY = 1e-12  # residual mass below this counts as zero (p == q)
 
 
 @dataclass(frozen=True)
@@ -109,13 +108,15 @@ def overlap(p, q) -> np.ndarray | float:
 def residual_distribution(p, q) -> tuple[np.ndarray, float]:
     """(max(0, p - q) / Z, Z) for one position.
 
-    When Z == 0 (p == q) a rejection cannot happen; the function then returns (p, 0.0) so that
-    it is total and a caller that samples from it still draws from the target.
+    When Z == 0 (p >= q everywhere, so p == q) a rejection cannot happen; the function then
+    returns (p, 0.0) so that it is total and a caller that samples from it still draws from the
+    target. Any Z > 0, however small, is divided by: the residual then holds only tokens with
+    p > q, so a rejected draft (which has p < q) is never its own correction.
     """
     p = np.asarray(p, dtype=np.float64)
     leftover = np.maximum(0.0, p - np.asarray(q, dtype=np.float64))
     z = float(leftover.sum())
-    if z <= _TINY:
+    if z == 0.0:
         return p / p.sum(), 0.0
     return leftover / z, z
 

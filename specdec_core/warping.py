@@ -33,6 +33,9 @@ class Sampling:
     temperature: float = 1.0
     top_k: int = 0
     top_p: float = 1.0
+    # tokens neither model may write: the benchmarks ban end-of-text so that every run writes
+    # the same number of tokens, as transformers' min_new_tokens does
+    banned: tuple[int, ...] = ()
 
     def __post_init__(self):
         t, k, p = self.temperature, self.top_k, self.top_p
@@ -44,6 +47,9 @@ class Sampling:
             raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
             raise ValueError(f"top_p must lie in (0, 1]; got {p}")
+        if not isinstance(self.banned, tuple) or not all(
+                isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in self.banned):
+            raise ValueError(f"banned must be a tuple of token ids; got {self.banned!r}")
 
     @property
     def greedy(self) -> bool:
@@ -69,9 +75,18 @@ def probabilities(logits: torch.Tensor) -> torch.Tensor:
     return p / p.sum(-1, keepdim=True)
 
 
+def allowed(logits: torch.Tensor, sampling: Sampling) -> torch.Tensor:
+    """The logits in float32, with -inf for the tokens `sampling` bans (a copy where any are)."""
+    logits = logits.float()
+    if sampling.banned:
+        logits = logits.clone()
+        logits[..., list(sampling.banned)] = float("-inf")
+    return logits
+
+
 def to_distributions(logits: torch.Tensor, sampling: Sampling) -> np.ndarray:
     """(T, V) logits -> (T, V) float64 probabilities after warping."""
-    logits = logits.float()  # (T, V)
+    logits = allowed(logits, sampling)  # (T, V)
     if sampling.greedy:
         probs = torch.zeros_like(logits)
         probs[torch.arange(len(logits)), logits.argmax(-1)] = 1.0

@@ -10,5 +10,5 @@ class TargetAsDrafter:
     def __init__(self, pair):
         self._pair = pair
 
-    def logits(self, input_ids, cache):
-        return self._pair.target_logits(input_ids, cache)
+    def logits(self, input_ids, cache, keep=0):
+        return self._pair.target_logits(input_ids, cache, keep)

@@ -97,6 +97,11 @@ def test_whole_app_first_run_and_every_page():
         at.switch_page(f"pages/{name}.py").run()
         no_exception(at)
         assert at.title, name
+        for chart in at.get("plotly_chart"):  # a swipe on a phone scrolls the page, never zooms
+            layout = json.loads(chart.proto.spec)["layout"]
+            axes = [v for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+            assert layout["dragmode"] is False and axes and all(a["fixedrange"] for a in axes), name
+            assert json.loads(chart.proto.config)["doubleClick"] is False, name
         if name == "playground":  # its controls share their keys with the race's
             assert (at.session_state["gamma"], at.session_state["top_p"]) == (4, 1.0)
             assert at.session_state["prompt"] == DEFAULT_PROMPT and len(at.metric) == 4

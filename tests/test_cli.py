@@ -186,7 +186,8 @@ def test_compare_methods_reports_all_three(pair):
     assert list(report.totals) == ["target", "speculative", "hf-assisted"]
     for name, totals in report.totals.items():
         assert totals.tokens > 0 and totals.seconds > 0 and totals.tokens_per_second > 0, name
-    assert report.totals["target"].tokens == report.totals["speculative"].tokens == 8
+    # end-of-text is banned on each side alike, so all three write the same number of tokens
+    assert {t.tokens for t in report.totals.values()} == {8}
     assert report.totals["target"].target_passes == 8
     assert report.settings["gamma"] == 2 and report.settings["drafter"] == "early-exit-6"
     assert report.settings["stop_below"] == 0.0

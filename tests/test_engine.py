@@ -84,6 +84,20 @@ def test_greedy_target_matches_transformers_generate(pair, ids_of):
     assert greedy_target(pair, EXPORT).token_ids[:n] == out[0, len(ids):].tolist()
 
 
+def test_transformers_assisted_writes_what_we_write(pair_named, chat_ids):
+    """The speed benchmark's reference does the same work as ours: with the same pair, greedy
+    and end-of-text banned on both sides, transformers' assisted generation writes the same
+    tokens as our speculative loop, all 24 asked for, also past where a chat answer ends."""
+    from specdec_core.bench import hf_assisted
+
+    mini = pair_named("nimbus-mini")
+    assert len(generate(mini, chat_ids(QUESTION), 24, temperature=0).token_ids) < 24
+    for prompt in (EXPORT, chat_ids(QUESTION)):
+        theirs, _ = hf_assisted(mini, prompt, 24, gamma=4, temperature=0.0, seed=0)
+        ours = generate(mini, prompt, 24, "speculative", gamma=4, temperature=0, suppress_eos=True)
+        assert len(theirs) == 24 and theirs == ours.token_ids
+
+
 @pytest.mark.parametrize("gamma", [4, 6])
 def test_greedy_identity_with_a_perfect_drafter(pair, self_pair, gamma):
     """Target drafting for itself: all drafts kept, every round ends with a bonus token, and the
@@ -134,14 +148,16 @@ def spy_rounds(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("which, stop_below", [("pair", 0.0), ("self_pair", 0.0), ("pair", 0.4)])
-def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, which, stop_below):
+@pytest.mark.parametrize("which, stop_below", [("pair", 0.0), ("self_pair", 0.0), ("pair", 0.4),
+                                               ("nimbus-mini", 0.0), ("nimbus-mini", 0.4)])
+def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, pair_named, which, stop_below):
     """For the first rounds: q_dists / p_dists (computed with KV caches, rolled back between
     rounds) equal one full uncached pass over context + drafts at the right rows; the drafts are
     inverse-CDF samples from q with the seeded generator; and speculative_round on those arrays,
     with the generator in the same state, reproduces the engine's record. With an early stop the
-    drafts of a round vary in number, and the caches are rolled back from other lengths."""
-    pair = request.getfixturevalue(which)
+    drafts of a round vary in number, and the caches are rolled back from other lengths.
+    Nimbus-mini keeps a cache of its own and scores outside its reduced head as -inf."""
+    pair = pair_named(which) if which == "nimbus-mini" else request.getfixturevalue(which)
     seen = spy_rounds(monkeypatch)
     gamma, seed, rounds = 3, 5, 5
     prompt_ids = ids_of(pair, EXPORT)
@@ -326,13 +342,13 @@ class FedCounter:
     def __getattr__(self, name):
         return getattr(self.pair, name)
 
-    def target_logits(self, ids, cache):
+    def target_logits(self, ids, cache, keep=0):
         self.passes.append(("target", ids.shape[1], cache.get_seq_length()))
-        return self.pair.target_logits(ids, cache)
+        return self.pair.target_logits(ids, cache, keep)
 
-    def drafter_logits(self, ids, cache):
+    def drafter_logits(self, ids, cache, keep=0):
         self.passes.append(("draft", ids.shape[1], cache.get_seq_length()))
-        return self.pair.drafter_logits(ids, cache)
+        return self.pair.drafter_logits(ids, cache, keep)
 
 
 @pytest.mark.parametrize("which, temperature", [("pair", 1.0), ("pair", 0.0), ("self_pair", 1.0)])
@@ -387,6 +403,28 @@ def test_eos_ends_a_chat_answer(pair, chat_ids, method):
 
 
 @pytest.mark.parametrize("method", ["target", "speculative"])
+def test_suppress_eos_writes_every_token_asked_for(pair, chat_ids, method):
+    """The same answer that ends after ~12 tokens runs on to NEW, with no end-of-text, and up to
+    where it ended before it is the same text: the ban changes nothing but that one token."""
+    eos = pair.tokenizer.eos_token_id
+    ended = generate(pair, chat_ids(QUESTION), NEW, method, gamma=4, temperature=0).token_ids
+    res = generate(pair, chat_ids(QUESTION), NEW, method, gamma=4, temperature=0, suppress_eos=True)
+    assert len(res.token_ids) == res.stats.new_tokens == NEW and eos not in res.token_ids
+    assert res.token_ids[:len(ended) - 1] == ended[:-1]
+
+
+def test_a_banned_token_gets_no_probability():
+    logits = torch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 1.0]])
+    for setting in (Sampling(0.0, banned=(0,)), Sampling(0.7, banned=(0,))):
+        probs = to_distributions(logits, setting)
+        assert np.all(probs[:, 0] == 0) and np.allclose(probs.sum(-1), 1)
+    assert to_distributions(logits, Sampling(0.0, banned=(0,)))[0].tolist() == [0.0, 0.0, 1.0]
+    assert logits[0, 0] == 3.0  # the caller's scores are not written into
+    with pytest.raises(ValueError, match="banned"):
+        Sampling(banned=[0])
+
+
+@pytest.mark.parametrize("method", ["target", "speculative"])
 def test_eos_cuts_a_round_in_the_middle(self_pair, method):
     """Make a token we know comes 3rd into EOS: with the perfect drafter it sits inside the
     first 5-token round, and generation must stop right after it."""
@@ -412,12 +450,12 @@ class Memo:
     def __init__(self, fn):
         self.fn, self.store = fn, {}
 
-    def __call__(self, input_ids, cache):
+    def __call__(self, input_ids, cache, keep=0):
         assert cache.get_seq_length() == 0
         key = tuple(input_ids[0].tolist())
         if key not in self.store:
             self.store[key] = self.fn(input_ids, DynamicCache())
-        return self.store[key].clone()  # callers may not write into the stored copy
+        return self.store[key][-keep:].clone()  # callers may not write into the stored copy
 
 
 STAT_PROMPT = "The weather today is"  # p's top 5 and q's top 5 share 2 tokens
@@ -529,7 +567,7 @@ def test_a_draft_stops_right_after_its_first_unsure_token(pair, monkeypatch):
     seen = []
     real = engine.draft_confidence
     monkeypatch.setattr(engine, "draft_confidence",
-                        lambda logits, token: seen.append(real(logits, token)) or seen[-1])
+                        lambda *args: seen.append(real(*args)) or seen[-1])
     for stop_below in (0.0, 0.4, 1.0):
         seen.clear()
         res = generate(pair, EXPORT, 30, gamma=5, temperature=1.0, seed=3, stop_below=stop_below)
@@ -550,6 +588,23 @@ def test_a_draft_stops_right_after_its_first_unsure_token(pair, monkeypatch):
             assert set(lengths) == {1}
         else:
             assert 1 < len(set(lengths))  # some rounds stopped early, some did not
+
+
+def test_draft_confidence_reads_the_distribution_the_draft_came_from():
+    """At temperature 0.5 or with top-p, the probability in the warped q the token was drawn
+    from (as transformers' assistant_confidence_threshold reads its processed scores), noise
+    left out; at temperature 0, where that q is one-hot, the plain softmax."""
+    logits = torch.tensor([2.0, 1.0, 0.0, -1.0])
+    plain = torch.softmax(logits, -1)
+    for setting in (Sampling(0.5), Sampling(1.0, top_p=0.8)):
+        warped = to_distributions(logits[None], setting)[0]
+        assert engine.draft_confidence(logits, warped, 1, setting) == pytest.approx(warped[1])
+        assert warped[1] != pytest.approx(float(plain[1]), abs=1e-3)
+    one_hot = to_distributions(logits[None], Sampling(0.0))[0]
+    assert engine.draft_confidence(logits, one_hot, 1, Sampling(0.0)) == pytest.approx(float(plain[1]))
+    banned = Sampling(0.0, banned=(0,))
+    assert engine.draft_confidence(logits, one_hot, 1, banned) == pytest.approx(
+        float(torch.softmax(logits[1:], -1)[0]))
 
 
 @pytest.mark.parametrize("noise", [0.25, 1.0])

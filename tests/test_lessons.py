@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps
-from lessons.chart import PROJECTOR_HEIGHT, enlarged, legible, lifted_title
+from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
 from lessons.scenario import Scenario
@@ -377,6 +377,14 @@ def test_legible_darkens_every_axis_and_panel_title(rejected):
         assert all(a["tickfont"]["color"] == a["title"]["font"]["color"] == CHART_TEXT for a in axes)
         assert all(n["font"]["color"] == CHART_TEXT for n in layout.get("annotations", []))
     assert len(figures.verify_chart(rejected).figure.layout.annotations) == GAMMA + 1  # panel titles
+
+
+def test_fixed_charts_cannot_be_zoomed_by_a_drag(rejected):
+    for chart in (figures.verify_chart(rejected), figures.coin_chart(rejected)):
+        spec = fixed(chart.figure.to_dict())
+        axes = [k for k in spec["layout"] if k.startswith(("xaxis", "yaxis"))]
+        assert len(axes) >= 2 and all(spec["layout"][k]["fixedrange"] is True for k in axes)
+        assert go.Figure(spec).layout.dragmode is False  # plotly takes it as a valid figure
 
 
 def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
@@ -907,7 +915,7 @@ def test_a_closed_form_below_the_plain_one_says_why():
 
 def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha():
     plain = steady_alpha_note(0.45, 0.45, 0.0, "Nimbus-mini", 8192, 49152, 48)
-    assert plain.startswith("α on Nimbus-large's own text: 0.45, the α the chart on the right is priced at.")
+    assert plain.startswith("α on Nimbus-large's own text: 0.45, the α the speed-up chart is priced at.")
     assert "one text of 48 tokens" in plain and "noise raises" not in plain
     noisy = steady_alpha_note(0.32, 0.45, 0.5, "Nimbus-mini", 8192, 49152, 48)
     assert "0.32 at noise 0.5 (0.45 without noise)" in noisy and "noise raises" not in noisy

@@ -232,6 +232,22 @@ def test_residual_when_p_equals_q():
     assert z == 0.0 and np.array_equal(res, p)
 
 
+
+def test_a_tiny_residual_still_excludes_the_rejected_draft():
+    """Z of 1e-12: the residual is divided by it, not swapped for p, so a draft rejected at the
+    very top of u's range is corrected to the one token with p > q, never to itself."""
+    p = np.array([0.5, 0.5])
+    q = np.array([0.5 + 5e-13, 0.5 - 5e-13])
+    res, z = residual_distribution(p, q)
+    assert z == pytest.approx(5e-13, rel=1e-3) and res.tolist() == [0.0, 1.0]
+
+    class TopOfRange:  # u just below 1, so draft 0 (p/q a hair under 1) is rejected
+        def random(self):
+            return 1.0 - 2.0 ** -53
+
+    record = speculative_round([0], q[None], np.stack([p, p]), TopOfRange())
+    assert not record.checks[0].accepted and record.tokens == (1,) and record.residual_mass > 0
+
 def test_acceptance_probability_with_zero_q():
     assert acceptance_probability(0.3, 0.0) == 1.0
     assert acceptance_probability(0.0, 0.0) == 1.0

@@ -8,7 +8,7 @@ from typing import Callable, Iterator, TypeVar
 
 import streamlit as st
 
-from lessons.chart import Chart, enlarged, legible, lifted_title
+from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, marked_unseen, token_label, visible
 
 from .shared_stream import SharedStream
@@ -28,13 +28,13 @@ def plain_markdown(text: str) -> str:
 def show_chart(chart: Chart, key: str) -> None:
     """The chart (larger type in instructor mode) under its title, set as page text that wraps
     at any width; then its text alternative and its numbers."""
-    spec = legible(enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict())
+    spec = fixed(legible(enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict()))
     title = lifted_title(spec)
     # a heading to a screen reader, so that a chart can be reached from the list of headings
     st.markdown(f'<p class="chart-title" role="heading" aria-level="3" style="font-weight:600;margin:0.5rem 0 0">'
                 f'{html.escape(title)}</p>', unsafe_allow_html=True)
     # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
-    st.plotly_chart(spec, key=key, config={"displayModeBar": False})
+    st.plotly_chart(spec, key=key, config={"displayModeBar": False, "doubleClick": False})
     st.caption(plain_markdown(chart.alt))
     with st.expander(f"Table view: {title}"):
         st.dataframe(chart.rows, hide_index=True)

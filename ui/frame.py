@@ -9,6 +9,14 @@ from .icon import ICON
 from .style import apply_base_styles, apply_presentation
 
 
+APP_NAME = "Faster, not different"
+
+
+def tab_title(part: str) -> str:
+    """The browser tab's title: what is on screen, then the app's name (once)."""
+    return part if part == APP_NAME else f"{part} · {APP_NAME}"
+
+
 def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False,
           step_top: str | None = None) -> None:
     """`typing`: the page has a box to type in, where Esc must not leave instructor mode.
@@ -17,8 +25,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     settings.keep_all()
     url_state.arrive(title)
     problems = settings.load_shared()
-    st.set_page_config(page_title=f"{title} · Faster, not different", page_icon=ICON,
-                       layout="wide")
+    st.set_page_config(page_title=tab_title(title), page_icon=ICON, layout="wide")
     settings.sidebar(drafter_in_sidebar)
     settings.save_shared()  # the link follows the sidebar on every page
     apply_base_styles()

@@ -150,7 +150,8 @@ def render() -> None:
     if steady is not None:
         notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                           drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start))
-    st.space("small")  # the colour key belongs to the text above, not to this note
+    # a section of its own, so that the charts' titles sit under it in the list of headings
+    st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))
     left, right = st.columns(2)
     with left:

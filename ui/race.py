@@ -176,8 +176,9 @@ def render() -> None:
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"), help=settings.HELP["gamma"])
     c2.slider("Early stop", key="stop", **settings.limits("stop"),
-              help="End a round's draft after a token to which the drafter, at temperature 1 and "
-                   "before top-p, gave less than this probability: "
+              help="End a round's draft after a token to which the drafter gave less than this "
+                   "probability, in the distribution it drew the token from (at temperature 0, its "
+                   "plain softmax): "
                    "where the drafter is unsure the target often disagrees, and every draft after a "
                    "rejection is wasted. "
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
@@ -237,7 +238,7 @@ def races_so_far(races: list[Race]) -> None:
     """This session's races side by side, newest first, once there are two to compare."""
     if len(races) < 2:
         return
-    st.subheader("Your races so far")
+    st.header("Your races so far")
     # the results first, where a phone's width still shows them beside the race's number
     number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": len(r.spec.ids) / r.spec.passes,
                    "drafter": r.drafter, "γ": r.gamma, "early stop": f"{r.stop:g}" if r.stop else "off",

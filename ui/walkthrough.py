@@ -16,7 +16,7 @@ from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDU
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
-from . import focus, settings
+from . import focus, frame, settings
 from .display import chip, html_block, metric_row, plain_markdown, show_chart
 from .models import get_pair, get_scenario
 
@@ -94,6 +94,8 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
+    # the tab names the step, for a reader with many tabs and for a screen reader's page title
+    st.set_page_config(page_title=frame.tab_title(f"Step {number} of {LAST}: {step(number).title}"))
     st.markdown(f"**Step {number} of {LAST}** · {step(number).title}"
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)

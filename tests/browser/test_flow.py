@@ -55,10 +55,12 @@ def test_five_steps_with_clicks(page: Page):
     open_walkthrough(page)
     at_step(page, 1)
     full_screenshot(page, SCREENSHOTS / "step1.png")
+    expect(page).to_have_title("Step 1 of 5: Draft · Faster, not different")
     for k in range(2, LAST_STEP + 1):
         button(page, "Next").click()
         at_step(page, k)
         full_screenshot(page, SCREENSHOTS / f"step{k}.png")
+    expect(page).to_have_title("Step 5 of 5: Why it's exact · Faster, not different")  # the tab names the step
     expect(button(page, "Next")).to_be_disabled()
     for k in range(LAST_STEP - 1, 0, -1):
         button(page, "Back").click()
@@ -229,6 +231,9 @@ def test_charts_are_named_images_for_screen_readers(page: Page):
     button(page, "Next").click()  # a rerun redraws the chart: it is named again
     at_step(page, 3)
     expect(page.get_by_role("img", name=re.compile(r"^Keep or reject"))).to_have_count(1, timeout=RUN_MS)
+    # and a swipe on a touch screen cannot zoom it: it has no drag mode, and no double click undoes one
+    layout = page.locator(".js-plotly-plot").first.evaluate("el => el.layout")
+    assert layout["dragmode"] is False and layout["xaxis"]["fixedrange"] and layout["yaxis"]["fixedrange"]
 
 
 def test_scenario_link_reproduces_the_screen(new_context):
