@@ -31,6 +31,11 @@ QUESTION = "What is 2+2?"  # chat-formatted, the model answers in ~12 tokens and
 GREETING = "Say hi."  # chat-formatted, ~24 tokens then EOS
 NEW = 40
 ALPHA = 1e-3  # chi-square threshold; seeds are fixed, so each test is deterministic
+# how far a probability from the engine's cached passes may stray from one uncached pass: the
+# CPU products are chosen per row count when the target loads, by timing, and a pass over one
+# row (or a few) may add in another order than a pass over the whole text, which moves a
+# float32 logit by about 1e-6 of its size. A wrong context or position moves them by 1e-2 and up.
+ROUNDING = 5e-5
 
 _greedy_cache: dict = {}
 
@@ -176,8 +181,8 @@ def test_engine_distributions_and_rounds_replay(request, monkeypatch, ids_of, pa
         p_full, q_full = pair.distributions(context + r["drafts"])  # float32, (n + g, V)
         assert r["q"].shape == (g, pair.vocab_size)
         assert r["p"].shape == (g + 1, pair.vocab_size)
-        assert np.allclose(r["q"], q_full[n - 1:n - 1 + g], atol=1e-5, rtol=0)
-        assert np.allclose(r["p"], p_full[n - 1:n + g], atol=1e-5, rtol=0)
+        assert np.allclose(r["q"], q_full[n - 1:n - 1 + g], atol=ROUNDING, rtol=0)
+        assert np.allclose(r["p"], p_full[n - 1:n + g], atol=ROUNDING, rtol=0)
         assert [sample(row, replay) for row in r["q"]] == r["drafts"]
         assert_same_record(speculative_round(r["drafts"], r["q"], r["p"], replay), chunk.record)
         assert chunk.token_ids == chunk.record.tokens
@@ -240,7 +245,7 @@ def test_same_warping_for_p_and_q(pair, monkeypatch, ids_of, settings):
             assert np.count_nonzero(want > 1e-6) > 1  # more than one token left to compare
             assert not row[want == 0].any()  # nothing the warping cuts is left in
             assert (row[want > 1e-30] > 0).all()  # nor cut (float32 only underflows below ~1e-38)
-            assert np.allclose(row, want, atol=1e-5, rtol=0)
+            assert np.allclose(row, want, atol=ROUNDING, rtol=0)
 
 
 def test_the_smallest_temperature_still_gives_distributions():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -780,6 +781,9 @@ def test_step_2_names_the_quiet_cost_where_a_busy_server_timed_the_check_far_fro
     near = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 0.2),
                                                 single_pass_seconds=0.010))
     assert "quiet run" not in near
+    just_over = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 0.35),
+                                                     single_pass_seconds=0.010))
+    assert "quiet run" in just_over  # the gap is 0.3, not wider
 
 
 def test_a_correction_the_draft_could_never_have_drafted_says_why():
@@ -1102,3 +1106,108 @@ def test_a_race_faster_than_its_passes_allow_says_it_was_noise():
     assert race_notes.overshoot_note(1.5, 1.66) == "" and race_notes.overshoot_note(1.66, 1.66) == ""
     note = race_notes.overshoot_note(2.06, 1.66)
     assert "(2.06x against 1.66)" in note and "timing noise" in note
+
+
+# --- what each chart draws: its bars against the numbers they stand for ----------------------
+
+def bars(fig: go.Figure, name: str) -> list:
+    return [t for t in fig.data if t.type == "bar" and t.name == name]
+
+
+def token_ids_of(rows: list[dict]) -> list[int]:
+    """The token ids of a chart's table rows, from the labels they are shown by."""
+    return [next(k for k, shown in SHOWN.items() if shown == r["token"]) for r in rows]
+
+
+def test_verify_chart_draws_p_q_and_their_overlap(rejected):
+    """Each panel's bars are p, q and min(p, q) of its own position, and its title gives β, the
+    sum of min(p, q) over the whole vocabulary (not over the tokens drawn)."""
+    sc = rejected
+    chart = figures.verify_chart(sc)
+    titles = [a.text for a in chart.figure.layout.annotations]
+    for i in range(sc.gamma + 1):
+        toks = token_ids_of([r for r in chart.rows if r["position"] == i + 1])
+        p = sc.p_dists[i][toks]
+        np.testing.assert_allclose(bars(chart.figure, "p (target)")[i].y, p, atol=1e-12)
+        if i < sc.gamma:
+            q = sc.q_dists[i][toks]
+            np.testing.assert_allclose(bars(chart.figure, "q (draft)")[i].y, q, atol=1e-12)
+            np.testing.assert_allclose(bars(chart.figure, "min(p, q)")[i].y, np.minimum(p, q), atol=1e-12)
+            assert f"β = {np.minimum(sc.p_dists[i], sc.q_dists[i]).sum():.2f}" in titles[i]
+
+
+def test_draft_chart_draws_q(rejected):
+    traces = [t for t in figures.draft_chart(rejected).figure.data if t.name == "q(x)"]
+    assert len(traces) == rejected.gamma
+    for i, trace in enumerate(traces):
+        toks = token_ids_of([r for r in figures.draft_chart(rejected).rows if r["position"] == i + 1])
+        np.testing.assert_allclose(trace.y, rejected.q_dists[i][toks], atol=1e-12)
+
+
+def test_correction_chart_draws_the_leftover_and_r_divided_by_z(rejected):
+    sc = rejected
+    chart = figures.correction_chart(sc)
+    p, q = sc.p_dists[sc.decided_row], sc.q_dists[sc.decided_row]
+    r, z = residual_distribution(p, q)
+    toks = token_ids_of(chart.rows)
+    leftover = np.maximum(0, p - q)[toks]
+    np.testing.assert_allclose(bars(chart.figure, "q (draft)")[0].y, q[toks], atol=1e-12)
+    np.testing.assert_allclose(bars(chart.figure, "p (target)")[0].y, p[toks], atol=1e-12)
+    np.testing.assert_allclose(bars(chart.figure, "max(0, p − q)")[0].y, leftover, atol=1e-12)
+    np.testing.assert_allclose(bars(chart.figure, "residual r")[0].y, leftover / z, atol=1e-12)
+    assert f"Z = {z:.2f}" in chart.figure.layout.annotations[1].text
+    assert f"r = {r[sc.record.last_token]:.2f}" in chart.alt
+
+
+def test_bonus_chart_draws_p_of_the_slot_after_the_last_guess(all_kept):
+    chart = figures.correction_chart(all_kept)
+    np.testing.assert_allclose(chart.figure.data[0].y, all_kept.p_dists[GAMMA][token_ids_of(chart.rows)],
+                               atol=1e-12)
+
+
+def test_monte_carlo_chart_draws_each_rule_s_own_frequencies(rejected):
+    p, q = rejected.p_dists[1], rejected.q_dists[1]
+    freqs = montecarlo.simulate_all(p, q, 2_000, seed=3)
+    chart = figures.monte_carlo_chart(p, freqs, list(range(6)), LABELS, 2_000)
+    rules = [t for t in chart.figure.data if t.name in freqs]
+    assert len(rules) == len(freqs)
+    for trace in rules:
+        np.testing.assert_array_equal(trace.y, freqs[trace.name][:6])
+
+
+def test_decomposition_text_reports_only_rounding(rejected):
+    """The largest gap between the two routes' sum and p, as the text states it, is float
+    rounding: far below anything a wrong rule would leave."""
+    chart = figures.decomposition_chart(rejected.p_dists[1], rejected.q_dists[1], list(range(V)), LABELS)
+    worst = float(re.search(r"whole vocabulary is ([0-9.e+-]+),", chart.alt).group(1))
+    assert worst < 1e-12
+
+
+def test_playground_charts_draw_their_tables():
+    verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
+    chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
+    drawn = {t.name: list(t.y) for t in chart.figure.data}
+    assert drawn["tokens per target pass"] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
+    assert drawn["speed-up if a check cost one step"] == pytest.approx(
+        [r["speed-up, free check"] for r in chart.rows], abs=1e-3)
+    rates = [0.58, 0.5, 0.14, 0.0]
+    assert list(playground_figures.position_chart(rates, [26, 14, 7, 1]).figure.data[0].y) == rates
+
+
+def test_the_chance_range_leaves_about_one_run_in_twenty_on_each_side():
+    """Each tail of the 5-95 % range holds 5 % of runs of the exact rule. 400 seeded runs: the
+    binomial sd of a tail's share is 0.011, so 0.09 is 3.6 sd out; a 10-90 % range (0.10 a
+    tail) fails it."""
+    shown = [0, 1, 2]
+    chance = montecarlo.chance_range(P_MC, shown, 1_000, seed=0, runs=2000)
+    d = np.array([montecarlo.grouped_distance(
+        montecarlo.simulate(P_MC, Q_MC, 1_000, np.random.default_rng(s)), P_MC, shown) for s in range(400)])
+    assert np.mean(d < chance.low) <= 0.09 and np.mean(d > chance.high) <= 0.09
+
+
+def test_verify_chart_shows_a_token_the_draft_over_offered():
+    """Tokens are picked by max(p, q): one the draft over-offered (q high, p tiny) is shown,
+    since that is where a guess gets rejected."""
+    sc = make_scenario(drafts=(0,), q_rows=[[1, 0, 0, 0, 0, 0, 0, 9]], p_rows=[[1, 1, 1, 1, 1, 1, 1, 0.01], [1] * V])
+    chart = figures.verify_chart(sc)
+    assert SHOWN[7] in [r["token"] for r in chart.rows if r["position"] == 1]

@@ -371,6 +371,8 @@ def test_expected_tokens_given_drafts_matches_the_coin_flips():
 def test_expected_speedup_known_value():
     """alpha 0.8, gamma 4, draft cost 0.05: (1 - 0.8^5) / 0.2 / 1.2 = 2.801333..."""
     assert expected_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2, rel=1e-12)
+    # a checking pass that costs 1.5 single steps: 3.3616 / (4 · 0.05 + 1.5)
+    assert expected_speedup(0.8, 4, 0.05, verify_cost=1.5) == pytest.approx(3.3616 / 1.7, rel=1e-12)
 
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.0000001, float("nan")])
