@@ -18,10 +18,21 @@ def test_pieces_join_to_the_text_without_replacement_characters(pair, ids_of, te
     assert not any("\ufffd" in piece for piece in pieces)
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Hello \ufffd world", ["Hello", " ", "\ufffd", " world"]),
+    ("a\ufffd😀\ufffd漢", ["a", "\ufffd", "", "", "😀", "\ufffd", "", "", "漢"]),
+    ("\ufffd\ufffd", ["\ufffd", "\ufffd"]),
+])
+def test_a_replacement_character_the_text_holds_stays_on_its_own_token(pair, ids_of, text, expected):
+    """Decoding writes U+FFFD for half a character too; one the text really holds is its own
+    token's piece, not mistaken for half of a character the next token completes."""
+    assert token_pieces(pair.tokenizer, ids_of(pair, text)) == expected
+
+
 @pytest.mark.parametrize("step", [1, 2, 3])
 def test_pieces_worked_out_as_tokens_arrive_are_the_same(pair, ids_of, step):
     """The race extends its pieces as chunks arrive; a chunk may end inside a character."""
-    ids = ids_of(pair, "Hi 😀😀 ünï 漢字 done")
+    ids = ids_of(pair, "Hi 😀😀 ünï 漢字 \ufffd done 👩‍👧")
     pieces: list[str] = []
     for end in range(step, len(ids) + step, step):
         pieces = token_pieces(pair.tokenizer, ids[:end], pieces)
