@@ -67,11 +67,16 @@ def own_texts(pair, temperature: float, prompts: tuple[str, ...] = HELDOUT_PROMP
               seed: int = 2026) -> list[tuple[list[int], int]]:
     """Continuations the target writes itself from held-out prompts, at `temperature` (0: its
     greedy text; the i-th prompt's draws from seed + i): (prompt + continuation ids, index of
-    the first continuation token)."""
+    the first continuation token). A continuation that ends early is said so: it gives the
+    figures fewer positions, none where the target ends the text at once (as it may after a
+    question, which it reads as plain text to continue, not as a chat turn)."""
     texts = []
     for i, prompt in enumerate(prompts):
         ids = encode(pair, prompt)
         out = generate(pair, prompt, new_tokens, "target", temperature=temperature, seed=seed + i)
+        if len(out.token_ids) < new_tokens:
+            print(f"prompt {i + 1} at temperature {temperature:g}: Nimbus-large ended the text after "
+                  f"{len(out.token_ids)} of {new_tokens} tokens", flush=True)
         texts.append((ids + out.token_ids, len(ids)))
     return texts
 

@@ -2,7 +2,8 @@
 
     python -m specdec_core prepare                      convert the bundled target once
     python -m specdec_core generate --prompt "..."      write a continuation
-    python -m specdec_core bench                        target-only vs speculative, one run
+    python -m specdec_core bench                        speculative against Nimbus-large alone and
+                                                        against transformers' assisted generation
     python -m specdec_core bench --prompts FILE         the same on your prompts, one per line
     python -m specdec_core quality --text FILE          alpha and agreement on your own text
 """
@@ -13,8 +14,11 @@ import json
 import os
 import sys
 
-from .catalog import DEFAULT_DRAFTER, ModelFileError
+from .catalog import DEFAULT_DRAFTER, ModelFileError, drafter_names
 from .inputs import SCORE_MAX_TOKENS, whole_number
+
+DRAFTER_HELP = f"one of {', '.join(drafter_names())} (default: %(default)s)"
+DEVICE_HELP = "cpu, cuda, or auto: cuda where there is one (default: %(default)s)"
 
 
 def _check(args) -> None:
@@ -109,35 +113,47 @@ def build_parser() -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare", help="convert the bundled target model once")
-    for name in ("generate", "bench"):
-        p = sub.add_parser(name)
-        p.add_argument("--drafter", default=DEFAULT_DRAFTER)
-        p.add_argument("--device", default="auto")
-        p.add_argument("--gamma", type=int, default=4)
-        p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0)
-        p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96)
+    helps = {"generate": "continue a prompt, speculatively (sampled at temperature 1 by default) "
+                         "or with Nimbus-large alone",
+             "bench": "time speculative generation against Nimbus-large alone and against "
+                      "transformers' assisted generation on the same prompts (greedy by default)"}
+    for name, text in helps.items():
+        p = sub.add_parser(name, help=text, description=text)
+        p.add_argument("--drafter", default=DEFAULT_DRAFTER, help=DRAFTER_HELP)
+        p.add_argument("--device", default="auto", help=DEVICE_HELP)
+        p.add_argument("--gamma", type=int, default=4,
+                       help="tokens the drafter proposes per round (default: %(default)s)")
+        p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0,
+                       help="0 is greedy (default: %(default)g)")
+        ended = ("fewer where Nimbus-large ends the text" if name == "generate"
+                 else "every side writes all of them: end-of-text is not drawn")
+        p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96,
+                       help=f"tokens to write, {ended} (default: %(default)s)")
         p.add_argument("--stop-below", type=float, default=0.0, metavar="P",
                        help="end a draft early after a token the drafter gave less than P, in "
                             "the distribution it drew it from (its plain softmax when greedy; "
-                            "0: always draft gamma tokens)")
+                            "0, the default: always draft gamma tokens)")
     gen = sub.choices["generate"]
-    gen.add_argument("--prompt", required=True)
-    gen.add_argument("--method", default="speculative", choices=["speculative", "target"])
-    gen.add_argument("--top-k", type=int, default=0)
-    gen.add_argument("--top-p", type=float, default=1.0)
-    gen.add_argument("--seed", type=whole_number(0), default=0)
+    gen.add_argument("--prompt", required=True, help="the text to continue")
+    gen.add_argument("--method", default="speculative", choices=["speculative", "target"],
+                     help="target: Nimbus-large alone, one pass per token (default: %(default)s)")
+    gen.add_argument("--top-k", type=int, default=0, help="0, the default, is off")
+    gen.add_argument("--top-p", type=float, default=1.0, help="1, the default, is off")
+    gen.add_argument("--seed", type=whole_number(0), default=0,
+                     help="the same seed and settings write the same text (default: %(default)s)")
     gen.add_argument("--json", action="store_true", help="print text, ids, origins and stats")
-    sub.choices["bench"].add_argument("--repeats", type=whole_number(1), default=3)
+    sub.choices["bench"].add_argument("--repeats", type=whole_number(1), default=3,
+                                      help="timed runs per prompt and side (default: %(default)s)")
     sub.choices["bench"].add_argument("--prompts", metavar="FILE",
                                       help="UTF-8 file, one prompt per line (default: four built in)")
-    qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and "
-                          "argmax agreement of drafters on a text file")
+    qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and argmax "
+                               "agreement of drafters on a text file")
     qual.add_argument("--text", metavar="FILE", required=True, help="UTF-8 text file")
     qual.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER], metavar="NAME",
-                      help="drafter names, or 'all'")
-    qual.add_argument("--device", default="auto")
+                      help=f"drafter names, or 'all' (default: {DEFAULT_DRAFTER})")
+    qual.add_argument("--device", default="auto", help=DEVICE_HELP)
     qual.add_argument("--max-tokens", type=int, default=SCORE_MAX_TOKENS,
-                      help="score at most this many tokens from the start of the text")
+                      help="score at most this many tokens from the start of the text (default: %(default)s)")
     return ap
 
 

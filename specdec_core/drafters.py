@@ -26,9 +26,9 @@ from .catalog import DRAFTER_CONFIG, DRAFTER_WEIGHTS
 
 
 def _shrunk_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
-    """The target's shape with fewer layers."""
-    config = LlamaConfig(**{**target_config.to_dict(), "num_hidden_layers": layers,
-                            "tie_word_embeddings": False})
+    """The target's shape with fewer layers (and not the folder it was loaded from)."""
+    shape = {k: v for k, v in target_config.to_dict().items() if k != "_name_or_path"}
+    config = LlamaConfig(**{**shape, "num_hidden_layers": layers, "tie_word_embeddings": False})
     config.quantization_config = None
     return config
 

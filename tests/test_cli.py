@@ -160,6 +160,21 @@ def test_distill_train_asks_for_the_corpus_it_needs(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing written, no model loaded
 
 
+@pytest.mark.parametrize("stage, flag", [("corpus", "--data"), ("all", "--early-out"), ("train", "--out")])
+def test_distill_says_at_once_when_it_cannot_write_where_it_is_told(tmp_path, stage, flag):
+    """Before the hour of writing a corpus and training, not after it."""
+    from specdec_core.distill.__main__ import main as distill
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    others = {"--data": tmp_path / "data", "--out": tmp_path / "out", "--early-out": tmp_path / "early"}
+    folders = [str(arg) for name, folder in others.items() for arg in (name, folder if name != flag else blocker / "x")]
+    with pytest.raises(SystemExit) as end:
+        distill([stage, *folders])
+    assert str(end.value.code).startswith(f"error: cannot write to {blocker / 'x'} (")
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())  # no corpus written
+
+
 @pytest.mark.parametrize("args", [["--shards", "0"], ["--batch", "0"], ["--new-tokens", "0"],
                                   ["--layers", "31"], ["--vocab", "0"], ["--vocab", "49153"],
                                   ["--lr", "nan"], ["--epochs", "0"], ["--seed", "-2"],

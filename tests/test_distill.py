@@ -25,6 +25,7 @@ def test_shipped_drafter_is_safetensors_and_small(name):
     assert total < 50 * 2**20
     card = json.loads((folder / "config.json").read_text())
     assert card["recipe"]["layers"] >= 1 and card["reduced_vocab"] == card["recipe"]["vocab"]
+    assert not card["llama"].get("_name_or_path")  # the folder it was trained in means nothing elsewhere
 
 
 def test_shipped_drafter_shares_the_target_vocabulary_and_embeddings(pair, pair_named):

@@ -12,11 +12,14 @@
    27 minutes). Checkpoints: assets/nimbus-mini-early (4% of the steps), assets/nimbus-mini.
    This stage alone needs the corpus written already; `all` (the default) runs both.
 
-Everything is seeded (--seed); runs with the same thread count give the same weights.
+Everything is seeded (--seed); runs with the same thread count give the same weights. By
+default the checkpoints replace the shipped ones (`git checkout -- assets` brings those back);
+--out and --early-out write them elsewhere, to compare.
 """
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,9 +30,11 @@ from ..inputs import non_negative_number, positive_number, whole_number
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="python -m specdec_core.distill", description=__doc__)
     ap.add_argument("stage", nargs="?", default="all", choices=["corpus", "train", "all"])
-    ap.add_argument("--data", type=Path, default=ROOT / "data" / "distill")
-    ap.add_argument("--out", type=Path, default=ASSETS / "nimbus-mini")
-    ap.add_argument("--early-out", type=Path, default=ASSETS / "nimbus-mini-early")
+    ap.add_argument("--data", type=Path, default=ROOT / "data" / "distill", help="where the corpus goes")
+    ap.add_argument("--out", type=Path, default=ASSETS / "nimbus-mini",
+                    help="where the finished drafter goes (default: the shipped one, replaced)")
+    ap.add_argument("--early-out", type=Path, default=ASSETS / "nimbus-mini-early",
+                    help="where the early checkpoint goes (default: the shipped one, replaced)")
     ap.add_argument("--shards", type=whole_number(1), default=80, help="training shards of --batch texts")
     ap.add_argument("--greedy-every", type=whole_number(0), default=3,
                     help="every n-th training shard is written greedily after a sampled start")
@@ -60,8 +65,26 @@ def missing_shards(args) -> list[Path]:
             for path in shard_paths(folder, shards, seed, every) if not path.exists()]
 
 
+def unwritable(folders) -> list[str]:
+    """The folders among `folders` that cannot be made or written to, each with the reason."""
+    bad = []
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as err:
+            bad.append(f"{folder} ({err.strerror or err})")
+    return bad
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)  # before the imports below, so --help and usage errors come at once
+    # checked before an hour of work, not after it
+    folders = ([args.data] if args.stage != "train" else []) + \
+        ([args.out, args.early_out] if args.stage != "corpus" else [])
+    bad = unwritable(folders)
+    if bad:
+        raise SystemExit("error: cannot write to " + "; ".join(bad))
     missing = missing_shards(args) if args.stage == "train" else []
     if missing:
         raise SystemExit(f"error: {len(missing)} corpus shards are missing from "
