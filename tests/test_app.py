@@ -926,7 +926,7 @@ def test_a_missing_model_file_shows_one_error_naming_its_fix(name, monkeypatch, 
     at = page(name)
     no_exception(at)
     (error,) = at.error.values
-    assert "is not installed" in error and error.endswith(f"Fix it with: {catalog.SETUP_COMMAND}")
+    assert "is not installed" in error and error.endswith(f"Fix it with: `{catalog.SETUP_COMMAND}`")
     assert not at.metric and not at.get("plotly_chart")  # stopped before anything it computes
 
 

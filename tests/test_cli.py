@@ -109,7 +109,7 @@ def test_a_missing_model_file_exits_2_naming_its_fix(argv, monkeypatch, tmp_path
     assert out == ""
     (line,) = err.strip().splitlines()
     assert line.startswith("error: The target model file") and "is not installed" in line
-    assert line.endswith(f"Fix it with: {catalog.SETUP_COMMAND}")
+    assert line.endswith(f"Fix it with: `{catalog.SETUP_COMMAND}`")
 
 
 def test_output_nobody_reads_is_not_an_error():

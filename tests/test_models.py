@@ -116,7 +116,7 @@ def test_missing_gguf_package_names_make_setup(monkeypatch, tmp_path):
         catalog.gguf_path()
     # with no converted copy either, load_target reports the same fix
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
-    with pytest.raises(ModelFileError, match="is not installed. Fix it with: make setup"):
+    with pytest.raises(ModelFileError, match="is not installed. Fix it with: `make setup`"):
         load_target("cpu")
 
 
@@ -313,7 +313,7 @@ def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
         (folder / "config.json").write_text("{not json")
     else:
         (folder / "model.safetensors").unlink()
-    with pytest.raises(ModelFileError, match=r"git checkout -- assets/nimbus-mini"):
+    with pytest.raises(ModelFileError, match=r"`git checkout -- assets/nimbus-mini`"):
         load_drafter("nimbus-mini", pair.target)
 
 
@@ -323,7 +323,7 @@ def test_outside_a_checkout_a_broken_drafter_names_the_retraining(pair, fake_ass
     train the drafter again instead."""
     (fake_assets / "nimbus-mini" / "config.json").write_text("{not json")
     monkeypatch.setattr(models, "ROOT", tmp_path / "no-checkout")
-    with pytest.raises(ModelFileError, match=r"unreadable .*Retrain it with: make drafter") as err:
+    with pytest.raises(ModelFileError, match=r"unreadable .*Retrain it with: `make drafter`") as err:
         load_drafter("nimbus-mini", pair.target)
     assert "git" not in str(err.value)
 

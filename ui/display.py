@@ -149,8 +149,10 @@ def plain_text(text: str) -> str:
     """Someone's own text as HTML: escaped, its line breaks and runs of spaces kept, and its
     direction taken from its first letters (dir="auto"), so that a right-to-left message ends
     at its left edge with its punctuation there. A line break is written as a character
-    reference: a blank line would end the HTML block, and markdown would take what follows."""
-    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;")
+    reference: a blank line would end the HTML block, and markdown would take what follows; so
+    is a colon, which Streamlit reads before markdown does, as the start of an icon such as
+    ":material/home:"."""
+    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;").replace(":", "&#58;")
     return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
 
 

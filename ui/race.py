@@ -21,7 +21,7 @@ from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
 from . import focus, settings
-from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_markdown
+from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_text
 from .models import get_pair
 
 
@@ -201,7 +201,9 @@ def render() -> None:
         races = st.session_state.get("races", [])
         if races:  # kept on screen, to compare with the next race
             last = races[-1]
-            st.caption(plain_markdown(f"The last race, with {last.settings}:"))
+            # an HTML block: markdown would make a link of a web address in the prompt, and
+            # pictures of shortcodes such as ":smile:"
+            st.caption(plain_text(f"The last race, with {last.settings}:"), unsafe_allow_html=True)
             draw_scoreboard((last.base, last.spec), last.tokens)
             for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
                 with column:

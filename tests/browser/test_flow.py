@@ -3,6 +3,7 @@ screen, the playground and the race, instructor mode, and links that try to brea
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 from playwright.sync_api import Page, expect
 
@@ -412,6 +413,30 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
     expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
+    no_exception(page)
+
+
+def test_a_finished_race_quotes_its_prompt_as_written(page: Page):
+    """Under the last race, its settings quote the prompt: a web address in it is not a link,
+    and ":smile:" or ":material/home:" are not pictures."""
+    prompt = "https://ev.il :smile: :material/home: x"
+    page.goto("/race?tokens=8&temperature=0&prompt=" + quote(prompt))
+    start = button(page, "Start the race")
+    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    start.click()
+    expect(page.get_by_text("Same text?")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    box = page.get_by_role("textbox", name="Prompt")
+    box.fill(prompt + " y")
+    box.press("Tab")  # the box hands its text over when it loses the focus: the page runs again
+    quoted = page.get_by_text("The last race, with")
+    expect(quoted).to_contain_text(f"the prompt “{prompt}”", timeout=RUN_MS)
+    settled(page)
+    main = page.get_by_test_id("stMain")
+    expect(main.locator('a[href*="ev.il"]')).to_have_count(0)
+    expect(main.get_by_role("img", name="home icon")).to_have_count(0)
+    expect(main.get_by_text("😄")).to_have_count(0)
     no_exception(page)
 
 
