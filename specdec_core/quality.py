@@ -65,9 +65,10 @@ def alpha_by_noise(pair, token_ids: list[int], start: int, sampling: Sampling,
     if not 1 <= start < len(token_ids):
         raise ValueError(f"start must lie in 1..{len(token_ids) - 1}; got {start}")
     ids = torch.as_tensor(np.asarray(token_ids[:-1], dtype=np.int64), device=pair.device)[None]
-    rows = slice(start - 1, None)  # row i predicts token i + 1
-    p = to_distributions(pair.target_logits(ids, DynamicCache())[rows], sampling)  # (N, V)
-    q = to_distributions(pair.drafter_logits(ids, DynamicCache())[rows], sampling)  # (N, V)
+    rows = len(token_ids) - start  # row i predicts token i + 1: the last rows, from start - 1 on
+    # only those rows through the output layer: a long prompt's would take memory for nothing
+    p = to_distributions(pair.target_logits(ids, DynamicCache(), rows), sampling)  # (N, V)
+    q = to_distributions(pair.drafter_logits(ids, DynamicCache(), rows), sampling)  # (N, V)
     return np.array([float(overlap(p, add_noise(q, float(n))).mean()) for n in noises])
 
 

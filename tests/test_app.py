@@ -381,6 +381,19 @@ def test_a_link_full_of_unknown_or_tracking_parameters_gets_one_message():
     assert message.endswith("`p4=v` and 145 more.") and not set(flood.query_params)
 
 
+def test_unknown_parameters_leave_the_link_in_one_rewrite(monkeypatch):
+    """Each rewrite of the link sends the whole of it to the browser: taken out one by one,
+    a thousand unknown names cost a million characters and seconds of the server's time."""
+    from streamlit.runtime.state.query_params import QueryParams
+
+    sent = []
+    real = QueryParams._send_query_param_msg
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg", lambda self: (sent.append(1), real(self)))
+    flood = page("so_what", **{f"p{i}": "v" for i in range(40)})
+    no_exception(flood)
+    assert not set(flood.query_params) and len(sent) <= 2, len(sent)
+
+
 def test_a_misspelt_setting_is_matched_to_the_one_it_likely_means():
     from ui.url_state import _meant
     names = [p.name for p in ui.settings.EVERY_PAGE]

@@ -216,22 +216,25 @@ def drop_unknown(params: list[Param]) -> list[str]:
     which would otherwise ride along unread; return one message that names them (the first
     NAMED_UNKNOWN, and how many more). Tracking parameters go without a word."""
     known = {p.name for p in params} | set(_STREAMLIT_OWN)
+    unknown = [n for n in st.query_params if n not in known]
+    if not unknown:
+        return []
+    spoken = [n for n in unknown if not _TRACKING.match(n)]
     named = []
-    for name in [n for n in st.query_params if n not in known]:
-        if not _TRACKING.match(name):
-            close = _meant(name, [p.name for p in params])
-            guess = f" (the link's name for it may be `{close}`)" if close else ""
-            named.append((f"`{_shown(name)}={_shown(st.query_params.get(name, ''))}`", guess))
-        del st.query_params[name]
+    for name in spoken[:NAMED_UNKNOWN]:
+        close = _meant(name, [p.name for p in params])
+        guess = f" (the link's name for it may be `{close}`)" if close else ""
+        named.append((f"`{_shown(name)}={_shown(st.query_params.get(name, ''))}`", guess))
+    # the link rewritten once: one by one, each would send the whole link to the browser again
+    st.query_params.from_dict({n: st.query_params.get_all(n) for n in st.query_params if n in known})
     if not named:
         return []
-    if len(named) == 1:
+    if len(spoken) == 1:
         ((pair, guess),) = named
         return [f"Ignored {pair} from the link: the app has no setting of that name{guess}."]
-    more = len(named) - NAMED_UNKNOWN
-    listed = ", ".join(pair + guess for pair, guess in named[:NAMED_UNKNOWN]) + (
-        f" and {more} more" if more > 0 else "")
-    return [f"Ignored {len(named)} parameters from the link that the app has no setting of: {listed}."]
+    more = len(spoken) - NAMED_UNKNOWN
+    listed = ", ".join(pair + guess for pair, guess in named) + (f" and {more} more" if more > 0 else "")
+    return [f"Ignored {len(spoken)} parameters from the link that the app has no setting of: {listed}."]
 
 
 def _meant(name: str, names: list[str]) -> str | None:
