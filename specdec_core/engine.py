@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from .inputs import is_blank
 from .sampling import RoundRecord, sample, speculative_round
 from .warping import Sampling, allowed, to_distributions
 
@@ -261,7 +262,7 @@ def as_token_ids(prompt) -> list[int]:
 
 
 def check_prompt_text(prompt) -> None:
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str) or is_blank(prompt):  # nothing to see, as the app judges it too
         raise ValueError("the prompt is empty: give the model some text to continue")
     try:
         prompt.encode("utf-8")

@@ -37,8 +37,8 @@ def read_text(path: str | Path) -> str:
 
 
 def read_prompts(path: str | Path) -> tuple[str, ...]:
-    """One prompt per non-blank line of a UTF-8 text file, surrounding spaces removed."""
-    return tuple(line.strip() for line in read_text(path).splitlines() if line.strip())
+    """One prompt per line of a UTF-8 text file that shows something, surrounding spaces removed."""
+    return tuple(line.strip() for line in read_text(path).splitlines() if not is_blank(line))
 
 
 def clip_prompt(text: str, limit: int) -> str:

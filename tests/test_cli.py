@@ -75,6 +75,7 @@ def test_generate_json_matches_engine(pair, stop_below):
 @pytest.mark.parametrize("args, message", [
     (["--prompt", "Hello", "--gamma", "0"], "gamma must be a whole number from 1 to 16; got 0"),
     (["--prompt", ""], "the prompt is empty"),
+    (["--prompt", "\u200b\u2060 "], "the prompt is empty"),  # shows nothing, as the app judges it
     (["--prompt", "caf\udce9"], "the prompt is not valid Unicode text (character 3)"),
     (["--prompt", "Hello", "--stop-below", "1.5"],
      "stop_below (the draft's early-stop threshold) must lie in [0, 1]"),

@@ -645,6 +645,7 @@ def test_greedy_with_early_stops_equals_target(pair):
 BAD_REQUESTS = [
     (dict(prompt=""), "prompt is empty"),
     (dict(prompt="   \n\t "), "prompt is empty"),
+    (dict(prompt="\u200b\u200e\u3000"), "prompt is empty"),
     (dict(prompt=[]), "prompt is empty"),
     (dict(gamma=0), "gamma must be a whole number from 1 to 16; got 0"),
     (dict(gamma=MAX_GAMMA + 1), "gamma must be a whole number from 1 to 16; got 17"),

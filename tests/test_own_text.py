@@ -73,7 +73,7 @@ def test_a_byte_order_mark_is_not_text(tmp_path):
 
 def test_prompts_are_the_non_blank_lines(tmp_path):
     path = tmp_path / "prompts.txt"
-    path.write_text("  First prompt  \n\n\t\nSecond, with <html> & ünïcode\r\n", encoding="utf-8")
+    path.write_text("  First prompt  \n\n\t\n\u200b\u2060 \nSecond, with <html> & ünïcode\r\n", encoding="utf-8")
     assert read_prompts(path) == ("First prompt", "Second, with <html> & ünïcode")
 
 
