@@ -12,6 +12,7 @@ and transformers load.
 """
 import streamlit as st
 
+from specdec_core.catalog import ResultsFileError
 from ui.icon import ICON
 
 st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws
@@ -38,4 +39,7 @@ with st.spinner("Starting the lesson…"):
     import pandas  # noqa: F401
     import ui.frame  # noqa: F401  (PyTorch and transformers: seconds, once per server)
     import ui.models  # noqa: F401  (transformers' model classes: seconds more)
-page.run()
+try:
+    page.run()
+except ResultsFileError as err:  # a damaged file of measured figures: its fix, not a traceback
+    st.error(str(err), icon=":material/error:")

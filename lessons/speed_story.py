@@ -1,12 +1,10 @@
 """The measured speed story: benchmark results saved by the scripts in benchmarks/."""
 from __future__ import annotations
 
-import json
-
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.catalog import ASSETS
+from specdec_core.catalog import ASSETS, read_results
 from specdec_core.quality import best_gamma
 
 from .chart import Chart, base_layout, gamma_axes
@@ -16,8 +14,8 @@ RESULTS = ASSETS / "benchmarks"
 
 
 def load(name: str):
-    path = RESULTS / name
-    return json.loads(path.read_text()) if path.is_file() else None
+    """A benchmark script's saved figures, or None before it has run."""
+    return read_results(RESULTS / name)
 
 
 def run_numbers(rows: list[dict]) -> list[int]:

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from .catalog import ASSETS
+from .catalog import ASSETS, ResultsFileError, read_results
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
 from .sampling import expected_speedup, overlap
@@ -206,14 +206,17 @@ def save_table(rows: list[DrafterQuality], path: Path = QUALITY_FILE) -> None:
     path.write_text(json.dumps([asdict(r) for r in rows], indent=2))
 
 
-def drafter_table(path: Path = QUALITY_FILE) -> list[DrafterQuality]:
-    """The measured quality of each shipped drafter, poorest first ([] if not measured)."""
-    if not Path(path).is_file():
-        return []
-    rows = [DrafterQuality(**r) for r in json.loads(Path(path).read_text())]
+def drafter_table(path: Path | None = None) -> list[DrafterQuality]:
+    """The measured quality of each shipped drafter, poorest first ([] if not measured); a
+    damaged table is a ResultsFileError that names its fix."""
+    path = Path(path or QUALITY_FILE)
+    try:
+        rows = [DrafterQuality(**r) for r in read_results(path) or []]
+    except TypeError as err:  # rows that are not the table's
+        raise ResultsFileError(path, str(err)) from None
     return sorted(rows, key=lambda r: r.alpha)
 
 
-def drafter_quality(drafter: str, path: Path = QUALITY_FILE) -> DrafterQuality | None:
+def drafter_quality(drafter: str, path: Path | None = None) -> DrafterQuality | None:
     """The drafter table's row for `drafter`, or None where it was not measured."""
     return next((r for r in drafter_table(path) if r.drafter == drafter), None)

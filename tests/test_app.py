@@ -25,6 +25,7 @@ import lessons.scenario
 import lessons.speed_story
 import lessons.thread
 import specdec_core.models
+import specdec_core.quality
 import ui.models
 import ui.playground
 import ui.race
@@ -941,6 +942,23 @@ def test_a_missing_model_file_shows_one_error_naming_its_fix(name, monkeypatch, 
     (error,) = at.error.values
     assert "is not installed" in error and error.endswith(f"Fix it with: `{catalog.SETUP_COMMAND}`")
     assert not at.metric and not at.get("plotly_chart")  # stopped before anything it computes
+
+
+@pytest.mark.parametrize("name", ["so_what", "race", "playground"])
+def test_a_damaged_file_of_figures_names_its_fix(name, monkeypatch, tmp_path):
+    """A file of measured figures cut short (a failed copy, say) is named with the commands
+    that bring it back, not shown as a traceback."""
+    for file in ("drafters.json", "speed.json", "gamma_sweep.json", "early_stop.json"):
+        (tmp_path / file).write_text('[{"drafter": "nimbus-mini", "alp')
+    monkeypatch.setattr(specdec_core.quality, "QUALITY_FILE", tmp_path / "drafters.json")
+    monkeypatch.setattr(lessons.speed_story, "RESULTS", tmp_path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page(f"pages/{name}.py").run()
+    no_exception(at)
+    (error,) = at.error.values
+    file = re.escape(str(tmp_path)) + r"/\w+\.json"
+    assert re.fullmatch(rf"The measured figures in ({file}) are damaged \(.+\)\. Restore them with "
+                        rf"`git checkout -- \1`, or measure them again with `make bench`\.", error), error
 
 
 def scoreboard(at: AppTest) -> list[tuple[int, str]]:
