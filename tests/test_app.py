@@ -1003,7 +1003,7 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     assert [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value] == lanes
     assert {m.label: m.value for m in at.metric} == figures
     assert scoreboard(at) == board
-    (kept,) = [c.value for c in at.caption if c.value.startswith("The last race")]
+    (kept,) = [c.value for c in at.caption if "The last race, with" in c.value]
     assert "γ = 4" in kept and "temperature 0," in kept and "8 tokens" in kept
     assert has_button(at, "Start the race")
     assert not [df for df in at.dataframe if "race" in df.value.columns]  # one race: nothing to compare
