@@ -12,7 +12,7 @@ and transformers load.
 """
 import streamlit as st
 
-from specdec_core.catalog import ResultsFileError
+from specdec_core.results import ResultsFileError
 from ui.icon import ICON
 
 st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws

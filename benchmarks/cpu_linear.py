@@ -1,6 +1,6 @@
 """Nimbus-large passes with the library's nn.Linear product against the CPU products of
-specdec_core/cpu_linear.py, side by side: the same cached context, 1 to 9 new positions (a
-step, verifications of 1 to 8 drafted tokens) and a 30-token prefill, the two kernels timed
+specdec_core/cpu_linear.py, side by side: the same cached context, 1, 2, 3, 5 and 9 new positions
+(a step, and the checks of 1, 2, 4 and 8 drafted tokens) and a 30-token prefill, the two kernels timed
 alternately. The weights are packed once when the pair loads, as in the app.
 
     .venv/bin/python benchmarks/cpu_linear.py [--repeats 15]

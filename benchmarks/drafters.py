@@ -13,7 +13,7 @@ from common import (HELDOUT_PROMPTS, add_prompts_option, chosen_prompts,
 
 from specdec_core.catalog import drafter_names
 from specdec_core.models import load_pair, pair_with
-from specdec_core.quality import QUALITY_FILE, measure, save_table, verify_costs
+from specdec_core.quality import QUALITY_FILE, cost_context, measure, save_table, verify_costs
 
 
 def main() -> None:
@@ -25,7 +25,7 @@ def main() -> None:
     base = load_pair(drafter_names()[0])
     cpu_products(base)  # the target's, which every drafter's cost is measured against
     texts, greedy = own_texts(base, 1.0, prompts), own_texts(base, 0.0, prompts)
-    verify = verify_costs(base, texts[0][0][:64])  # the target's alone: the same for every drafter
+    verify = verify_costs(base, cost_context(texts))  # the target's alone: the same for every drafter
     print(f"{'drafter':<20}{'alpha':>7}{'greedy agree':>14}{'cost':>7}{'best γ':>8}{'v':>6}{'exp. speed-up':>15}")
     for name in drafter_names():
         pair = pair_with(base.target, base.tokenizer, name)  # the one target, loaded once

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import argparse
 
-import plotly.graph_objects as go
 from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
                     chosen_prompts, cpu_products, own_texts, run, write)
 
+from lessons.speed_story import sweep_chart
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
-from specdec_core.quality import measure, verify_costs
-from specdec_core.sampling import expected_speedup, expected_tokens_per_round
+from specdec_core.quality import cost_context, measure, verify_costs
+from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round
 
 
 def main() -> None:
@@ -32,13 +32,13 @@ def main() -> None:
     pair = load_pair(args.drafter)
     products = cpu_products(pair)
     texts = own_texts(pair, 1.0, custom or HELDOUT_PROMPTS)
-    verify = verify_costs(pair, texts[0][0][:64])
+    verify = verify_costs(pair, cost_context(texts))
     quality = measure(pair, texts, verify=verify)
     alpha, cost = quality.alpha, quality.cost_ratio
     print(f"alpha {alpha:.3f}, cost ratio {cost:.3f}")
     print(f"{'γ':>3}{'tok/pass':>10}{'closed':>8}{'verify':>8}{'speed-up':>10}{'closed':>8}{'with v':>8}")
     rows = []
-    for gamma in range(1, 9):
+    for gamma in GAMMAS:
         v = verify[gamma]
         report = compare_methods(pair, gamma, args.temperature, args.tokens, repeats=1,
                                  prompts=custom or BENCH_PROMPTS, reference=False)
@@ -56,21 +56,10 @@ def main() -> None:
     if args.prompts:
         print(f"measured on {len(custom)} prompts from {args.prompts}; the shipped sweep is unchanged")
         return
-    write("gamma_sweep.json", {"drafter": args.drafter, "temperature": args.temperature,
-                               "alpha": alpha, "cost_ratio": cost,
-                               "cpu_products": products, "rows": rows})
-    fig = go.Figure()
-    g = [r["gamma"] for r in rows]
-    for key, name, dash in [("tokens_per_pass", "tokens per pass, measured", None),
-                            ("tokens_per_pass_closed_form", "tokens per pass, closed form", "dot"),
-                            ("speedup", "speed-up, measured", None),
-                            ("speedup_closed_form", "speed-up, closed form", "dot"),
-                            ("speedup_closed_form_measured_verify",
-                             "speed-up, closed form with measured verify cost", "dash")]:
-        fig.add_scatter(x=g, y=[r[key] for r in rows], name=name, line={"dash": dash})
-    fig.update_layout(title=f"γ sweep, {args.drafter}, T={args.temperature}, α={alpha:.2f}, c={cost:.2f}",
-                      xaxis_title="γ")
-    fig.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)
+    payload = {"drafter": args.drafter, "temperature": args.temperature, "alpha": alpha, "cost_ratio": cost,
+               "cpu_products": products, "rows": rows}
+    write("gamma_sweep.json", payload)
+    sweep_chart(payload).figure.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)  # as So what draws it
     print("wrote", RESULTS / "gamma_sweep.json", RESULTS / "gamma_sweep.html")
 
 

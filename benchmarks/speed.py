@@ -37,8 +37,8 @@ def main() -> None:
     ap.add_argument("--drafters", nargs="+", default=["nimbus-mini"])
     ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
     ap.add_argument("--settings", nargs="+", type=setting, default=[(4, 0.0), (1, 0.0), (4, 0.5), (8, 0.5)],
-                    metavar="γ[@P]", help="4 as in the lesson; 1 is where Nimbus-mini pays off most "
-                    "at a fixed γ on a CPU; γ@P stops a draft early below P")
+                    metavar="γ[@P]", help="4 as in the lesson; 1, a short draft, which pays off best "
+                    "on a CPU beside 2 (see the drafter table's best γ); γ@P stops a draft early below P")
     ap.add_argument("--tokens", type=whole_number(1), default=96)
     ap.add_argument("--repeats", type=whole_number(1), default=2)
     add_prompts_option(ap)

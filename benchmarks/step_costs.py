@@ -20,7 +20,7 @@ from common import HELDOUT_PROMPTS, run, write
 from specdec_core.inputs import whole_number
 from specdec_core.catalog import drafter_names
 from specdec_core.models import load_target, load_target_shapes, pair_with, resolve_device
-from specdec_core.quality import best_gamma, drafter_table, step_seconds, verify_costs
+from specdec_core.quality import COST_CONTEXT, best_gamma, drafter_table, step_seconds, verify_costs
 
 
 def main() -> None:
@@ -32,7 +32,7 @@ def main() -> None:
     device = resolve_device(args.device)
     target, tokenizer = (load_target_shapes if args.shapes_only else load_target)(device)
     name = torch.cuda.get_device_name(device) if device.startswith("cuda") else "CPU"
-    context = tokenizer(" ".join(HELDOUT_PROMPTS), add_special_tokens=False)["input_ids"][:64]
+    context = tokenizer(" ".join(HELDOUT_PROMPTS), add_special_tokens=False)["input_ids"][:COST_CONTEXT]
     alphas = {row.drafter: row.alpha for row in drafter_table()}
 
     pair = pair_with(target, tokenizer, drafter_names()[-1])

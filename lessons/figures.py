@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.sampling import acceptance_probability, overlap, residual_distribution
+from specdec_core.sampling import acceptance_probability, output_parts, overlap, residual_distribution
 
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
@@ -276,9 +276,7 @@ def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Ch
     # in float64 and summing to 1, as the rule itself takes them (the models' float32 rows sum
     # to 1 only within about 1e-6)
     p, q = (np.asarray(d, np.float64) / np.sum(d, dtype=np.float64) for d in (p, q))
-    kept = q * acceptance_probability(p, q)  # = min(p, q)
-    residual, _ = residual_distribution(p, q)
-    corrected = (1.0 - kept.sum()) * residual
+    kept, corrected = output_parts(p, q)  # min(p, q) and (1 − β) r
     names = _names(tokens, labels)
     fig = go.Figure()
     # each key on two lines: on one, a phone in instructor mode's large type cut it off

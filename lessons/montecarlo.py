@@ -11,12 +11,16 @@ from specdec_core.sampling import acceptance_probability, output_distribution, r
 RULES = ("accept-or-correct", "accept every draft", "resample from p on reject")
 
 
-def simulate(p, q, rounds: int, rng: np.random.Generator, rule: str = RULES[0]) -> np.ndarray:
-    """Output frequencies (V,) of `rounds` independent single-position rounds under `rule`."""
+def _as_rule_inputs(p, q, rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """p and q in float64, each summing to 1; a ValueError for a rule that is not one of RULES."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}; got {rule!r}")
-    p = np.asarray(p, np.float64) / np.sum(p)
-    q = np.asarray(q, np.float64) / np.sum(q)
+    return np.asarray(p, np.float64) / np.sum(p), np.asarray(q, np.float64) / np.sum(q)
+
+
+def simulate(p, q, rounds: int, rng: np.random.Generator, rule: str = RULES[0]) -> np.ndarray:
+    """Output frequencies (V,) of `rounds` independent single-position rounds under `rule`."""
+    p, q = _as_rule_inputs(p, q, rule)
     drafts = rng.choice(len(q), size=rounds, p=q)  # x ~ q
     if rule == "accept every draft":
         out = drafts
@@ -30,10 +34,7 @@ def simulate(p, q, rounds: int, rng: np.random.Generator, rule: str = RULES[0]) 
 
 def exact_output(p, q, rule: str = RULES[0]) -> np.ndarray:
     """The distribution `rule` would give with endlessly many rounds: what `simulate` tends to."""
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}; got {rule!r}")
-    p = np.asarray(p, np.float64) / np.sum(p)
-    q = np.asarray(q, np.float64) / np.sum(q)
+    p, q = _as_rule_inputs(p, q, rule)
     if rule == "accept every draft":
         return q
     if rule == RULES[0]:

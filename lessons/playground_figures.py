@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.sampling import expected_speedup, expected_tokens_per_round
+from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 
 
-def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=range(1, 9),
+def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
                   verify: dict[int, float] | None = None) -> Chart:
     """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
     measured cost of checking gamma drafts, in single target steps) also the speed-up those

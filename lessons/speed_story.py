@@ -4,7 +4,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specdec_core.catalog import ASSETS, read_results
+from specdec_core.catalog import ASSETS
+from specdec_core.results import read_results
 from specdec_core.quality import best_gamma
 
 from .chart import Chart, base_layout, gamma_axes
@@ -91,7 +92,8 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
     costs = [float(v) for v in (gpu or {}).get("verify_cost", {}).values()]
     if not costs:
         return note + on_cpu + "."
-    span = (f"on an {gpu['device']}: a pass over 2 to 9 positions cost {min(costs):.2f} to "
+    positions = sorted(int(g) + 1 for g in gpu["verify_cost"])  # gamma drafts and the bonus slot
+    span = (f"on an {gpu['device']}: a pass over {positions[0]} to {positions[-1]} positions cost {min(costs):.2f} to "
             f"{max(costs):.2f} passes over one")
     if max(costs) <= 1 + FREE_CHECK:
         return (note + f" It holds {span}, since launching each layer's work dominates a model "
@@ -122,12 +124,33 @@ def sweep_chart(sweep: dict) -> Chart:
     gamma_axes(fig)
     fig = base_layout(fig, f"γ sweep, one run: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)
+    return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows],
+                 sweep_alt(rows))
+
+
+SWEEP_CLOSE = 0.1  # tokens per pass this near their closed form are said to follow it
+
+
+def sweep_alt(rows: list[dict]) -> str:
+    """What the sweep's rows show, in words worked out from them: the peak, how far tokens per
+    pass follow their closed form, and how near the closed form with the measured verify costs
+    comes to the measured speed-up."""
     best = max(rows, key=lambda r: r["speedup"])
-    alt = (f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x). Tokens per "
-           "pass follow their closed form up to γ ≈ 5 and run above it beyond; the speed-up "
-           "follows its closed form, within the tenth or so by which one timed run wanders, once "
-           "the measured cost of verifying γ + 1 positions replaces the ideal cost of one step.")
-    return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows], alt)
+    text = f"Measured speed-up peaks at γ = {best['gamma']} ({best['speedup']:.2f}x)."
+    gaps = [abs(r["tokens_per_pass"] - r["tokens_per_pass_closed_form"]) for r in rows]
+    near = next((i for i, gap in enumerate(gaps) if gap > SWEEP_CLOSE), len(rows))
+    if near == len(rows):
+        text += f" Tokens per pass stay within {SWEEP_CLOSE} of their closed form at every γ."
+    elif near:
+        text += (f" Tokens per pass stay within {SWEEP_CLOSE} of their closed form up to γ = "
+                 f"{rows[near - 1]['gamma']}, and differ from it by up to {max(gaps[near:]):.2f} beyond.")
+    else:
+        text += f" Tokens per pass differ from their closed form by up to {max(gaps):.2f}."
+    if "speedup_closed_form_measured_verify" in rows[0]:
+        off = max(abs(r["speedup"] - r["speedup_closed_form_measured_verify"]) for r in rows)
+        text += (f" With the measured cost of verifying γ + 1 positions in place of one step, the "
+                 f"closed form comes within {off:.2f} of the measured speed-up at every γ.")
+    return text
 
 
 # every colour dark enough to see on white; 0.3 dashed to tell it from 0.5

@@ -30,6 +30,10 @@ _WHITESPACE = {" ": "␣", "\n": "↵", "\t": "⇥"}
 _UNSEEN = ("Zs", "Zl", "Zp", "Cc", "Cf")  # spaces, line ends, control and format characters
 
 
+# why greedy decoding may still differ between two ways of writing the same text
+ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
+
+
 def marked_unseen(text: str) -> str:
     """`text` with every character that prints nothing, other than a plain space, a newline or
     a tab (another space such as U+2001, a zero-width or a direction character, a control

@@ -16,14 +16,16 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from .catalog import ASSETS, ResultsFileError, read_results
+from .catalog import ASSETS
+from .results import ResultsFileError, read_results
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
-from .sampling import expected_speedup, overlap
+from .sampling import GAMMAS, expected_speedup, overlap
 from .timing import wait_for
 from .warping import Sampling, to_distributions
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
+COST_CONTEXT = 64  # tokens of cached context before the timed steps and passes
 
 
 @dataclass(frozen=True)
@@ -169,13 +171,18 @@ def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> 
     return many / one
 
 
-def verify_costs(pair, context: list[int], gammas=range(1, 9)) -> dict[int, float]:
+def cost_context(texts: list[tuple[list[int], int]]) -> list[int]:
+    """The context every cost is timed after: the first COST_CONTEXT tokens of the first text."""
+    return texts[0][0][:COST_CONTEXT]
+
+
+def verify_costs(pair, context: list[int], gammas=GAMMAS) -> dict[int, float]:
     """verify_cost for checking each gamma drafts (gamma + 1 positions), by gamma."""
     return {g: verify_cost(pair, context, g + 1) for g in gammas}
 
 
 def best_gamma(alpha: float, cost: float, verify: dict[int, float] | None = None,
-               gammas=range(1, 9)) -> tuple[int, float]:
+               gammas=GAMMAS) -> tuple[int, float]:
     """The gamma with the highest expected speed-up; `verify` maps gamma to the measured cost
     of verifying it (1 for every gamma when not given)."""
     speeds = {g: expected_speedup(alpha, g, cost, (verify or {}).get(g, 1.0)) for g in gammas}
@@ -193,7 +200,7 @@ def measure(pair, texts: list[tuple[list[int], int]], greedy=None,
     if greedy is not None:
         scored = [text_overlap(pair, ids, start) for ids, start in greedy]
     agreement = np.concatenate([a for _, a in scored])
-    context = texts[0][0][:64]
+    context = cost_context(texts)
     cost = step_cost(pair, context)
     verify = verify or verify_costs(pair, context)
     g, speed = best_gamma(float(beta.mean()), cost, verify)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+GAMMAS = range(1, 9)  # the draft lengths the app's slider, tables and charts compare
 SUM_TOLERANCE = 1e-3  # a row may miss 1.0 by this much (float32 softmax); it is renormalised
 
 
@@ -196,17 +197,22 @@ def speculative_round(draft_tokens, q_dists, p_dists, rng) -> RoundRecord:
 
 # --- closed forms for lessons and tests ---------------------------------------------------
 
-def output_distribution(p, q) -> np.ndarray:
-    """The exact distribution of the token one position emits under accept-or-correct.
-
-    A draft x ~ q is kept with probability min(1, p/q), contributing q(x) min(1, p(x)/q(x));
-    the rejected mass (1 - beta) goes to the residual. The sum equals p, which is the point.
-    """
+def output_parts(p, q) -> tuple[np.ndarray, np.ndarray]:
+    """The two ways one position's token comes out under accept-or-correct: a draft x ~ q kept
+    with probability min(1, p/q), which gives q(x) min(1, p(x)/q(x)) = min(p(x), q(x)); and a
+    correction, the rejected mass 1 - beta spread as the residual, (1 - beta) r(x)."""
     p = as_distributions(p, "p")[0]
     q = as_distributions(q, "q")[0]
     kept = q * acceptance_probability(p, q)
     residual, _ = residual_distribution(p, q)
-    return kept + (1.0 - kept.sum()) * residual
+    return kept, (1.0 - kept.sum()) * residual
+
+
+def output_distribution(p, q) -> np.ndarray:
+    """The exact distribution of the token one position emits under accept-or-correct: the
+    kept drafts and the corrections together. The sum equals p, which is the point."""
+    kept, corrected = output_parts(p, q)
+    return kept + corrected
 
 
 def _check_alpha_gamma(alpha: float, gamma: int) -> None:

@@ -12,7 +12,7 @@ import json
 
 import streamlit as st
 
-_PENDING = "after_click"  # (labels, show, always) of the last click, for the rerun it causes
+_PENDING = "after_click"  # (labels, show, to_top, always, then) of the last click, for its rerun
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for five seconds: the rerun's elements settle
 # over that time (charts are drawn after the buttons around them)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
 from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
+from lessons.style import ROUNDING_TIE
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream
@@ -194,10 +195,8 @@ def render() -> None:
         st.info("Type a prompt to race on.")
         return
     if not st.button("Start the race", type="primary", icon=":material/sports_score:"):
-        st.caption("At temperature 0 both sides write the same text token for token (unless two "
-                   "tokens score so nearly alike that rounding tips the choice); above it they "
-                   "write different "
-                   "samples from the same distribution.")
+        st.caption(f"At temperature 0 both sides write the same text token for token (unless "
+                   f"{ROUNDING_TIE}); above it they write different samples from the same distribution.")
         races = st.session_state.get("races", [])
         if races:  # kept on screen, to compare with the next race
             last = races[-1]
@@ -282,9 +281,9 @@ def results(race: Race) -> None:
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
                  "completes them), and never fewer than one"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
-         "help": "At temperature 0 both sides write the same tokens, unless two tokens tie so closely "
-                 "that floating-point rounding decides between them. Above it each side draws its own "
-                 "random numbers, so they write different samples from the same distribution."})
+         "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
+                 "each side draws its own random numbers, so they write different samples from the "
+                 "same distribution."})
     ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens)
     if ended:
         st.caption(ended)

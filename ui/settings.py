@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lessons.scenario import WALKTHROUGH_PROMPT
 from lessons.thread import MAX_QUESTION, QUESTIONS
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
+from specdec_core.sampling import GAMMAS
 
 from .url_state import (MAX_SEED, bool_param, choice_param, drop_unknown, float_param, int_choice_param,
                         int_param, keep, load, save, show_problems, text_param)
@@ -14,7 +16,7 @@ MAX_PROMPT_CHARS = 400
 # a round that shows every part of the rule with Nimbus-mini: two drafts kept (one because
 # p >= q), the third rejected and corrected ("Your export failed because your account was locked")
 DEFAULT_SEED = 16
-DEFAULT_PROMPT = "Your export failed because your"
+DEFAULT_PROMPT = WALKTHROUGH_PROMPT  # the playground and the race start from the lesson's sentence
 
 SHARED = [
     choice_param("drafter", default_drafter(), drafter_names),
@@ -25,7 +27,7 @@ SHARED = [
 SIMULATED_DRAWS = (100, 1_000, 10_000, 100_000)  # step 5's choices
 WALKTHROUGH = [int_param("step", 1, 1, 5), int_choice_param("draws", 10_000, SIMULATED_DRAWS)]
 PLAYGROUND = [
-    int_param("gamma", 4, 1, 8),
+    int_param("gamma", 4, GAMMAS[0], GAMMAS[-1]),
     float_param("noise", 0.0, 0.0, 1.0, 0.05),
     float_param("temperature", 1.0, 0.0, 2.0, 0.1),
     float_param("top_p", 1.0, 0.05, 1.0, 0.05),
@@ -35,7 +37,7 @@ RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0
 THREAD = [text_param("message", QUESTIONS[0], MAX_QUESTION)]
 EVERY_PAGE = SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD
 
-__all__ = ["MAX_SEED", "show_problems"]
+__all__ = ["show_problems"]  # url_state's, which every page calls through this module
 
 
 # what a control does, in its tooltip, on every page that has it

@@ -5,6 +5,7 @@ import streamlit as st
 
 from lessons.speed_story import (SWEPT, early_stop_chart, expected_best, load, repeats_text, run_numbers,
                                  saved_verify_costs, speed_setting, sweep_chart, verify_cost_note)
+from lessons.style import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import expected_tokens_per_round
@@ -153,6 +154,5 @@ def render() -> None:
                 "distribution, but it has paid "
                 "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
                 "slower. The distribution "
-                "of the output never changes (at temperature 0 not even the tokens do, unless two "
-                "tokens score so nearly alike that rounding tips the choice); only the "
-                "number of expensive steps does.")
+                f"of the output never changes (at temperature 0 not even the tokens do, unless "
+                f"{ROUNDING_TIE}); only the number of expensive steps does.")
