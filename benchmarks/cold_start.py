@@ -16,7 +16,7 @@ import tempfile
 
 from common import ROOT, run, write
 
-from specdec_core.catalog import validate_drafter_name
+from specdec_core.catalog import DEFAULT_DRAFTER, validate_drafter_name
 
 PROBE = """
 import json, resource, time
@@ -41,7 +41,7 @@ def probe(cache: str, drafter: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("drafter", nargs="?", default="nimbus-mini", help="a drafter's name (default nimbus-mini)")
+    ap.add_argument("drafter", nargs="?", default=DEFAULT_DRAFTER, help=f"a drafter's name (default {DEFAULT_DRAFTER})")
     drafter = ap.parse_args().drafter
     validate_drafter_name(drafter)
     with tempfile.TemporaryDirectory() as cache:

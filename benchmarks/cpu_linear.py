@@ -12,6 +12,7 @@ import torch
 from common import cpu_products, run, write
 from transformers import DynamicCache
 
+from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.cpu_linear import use_cpu_kernels
 from specdec_core.engine import crop
 from specdec_core.inputs import whole_number
@@ -30,7 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=whole_number(1), default=15)
     args = ap.parse_args()
-    pair = load_pair("nimbus-mini")
+    pair = load_pair(DEFAULT_DRAFTER)
     products = cpu_products(pair)  # "ours" below: the products this load chose
     ids = pair.tokenizer(CONTEXT, add_special_tokens=False)["input_ids"]
     keep = len(ids) - PREFILL

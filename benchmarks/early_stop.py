@@ -18,6 +18,7 @@ import statistics
 
 from common import HELDOUT_PROMPTS, add_prompts_option, chosen_prompts, cpu_products, run, write
 
+from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.engine import encode, generate
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
@@ -60,7 +61,7 @@ def count_rounds(pair, prompts, tokens: int, temperature: float) -> list[tuple]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--drafter", default="nimbus-mini")
+    ap.add_argument("--drafter", default=DEFAULT_DRAFTER)
     ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
     ap.add_argument("--tokens", type=whole_number(1), default=96)
     add_prompts_option(ap)

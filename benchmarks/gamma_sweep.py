@@ -15,6 +15,7 @@ from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
 
 from lessons.speed_story import sweep_chart
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
+from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import cost_context, measure, verify_costs
@@ -23,7 +24,7 @@ from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--drafter", default="nimbus-mini")
+    ap.add_argument("--drafter", default=DEFAULT_DRAFTER)
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--tokens", type=whole_number(1), default=96)
     add_prompts_option(ap)

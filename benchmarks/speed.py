@@ -15,6 +15,7 @@ import time
 from common import RESULTS, add_prompts_option, chosen_prompts, run, write
 
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
+from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 
@@ -34,7 +35,7 @@ def _key(row: dict) -> tuple:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--drafters", nargs="+", default=["nimbus-mini"])
+    ap.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER])
     ap.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0])
     ap.add_argument("--settings", nargs="+", type=setting, default=[(4, 0.0), (1, 0.0), (4, 0.5), (8, 0.5)],
                     metavar="γ[@P]", help="4 as in the lesson; 1, a short draft, which pays off best "

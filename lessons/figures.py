@@ -13,8 +13,8 @@ from specdec_core.sampling import acceptance_probability, output_parts, overlap,
 
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
-from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR,
-                    prob_is, prob_pair, says, token_label, visible)
+from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
+                    UNCHECKED_LINE, prob_is, prob_pair, says, token_label, visible)
 
 
 def table_number(x) -> float:
@@ -168,8 +168,8 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
         row = {"position": i + 1, "token": sc.label(t), "p": table_number(p_x), "q": table_number(q_x),
                "min(1, p/q)": table_number(a)}
         if i >= len(checks) and ended:
-            fig.add_bar(y=[name], x=[1.0], orientation="h", marker_color="#f0f0f0",
-                        marker_line={"color": "#b0b0b0", "width": 1},
+            fig.add_bar(y=[name], x=[1.0], orientation="h", marker_color=UNCHECKED_FILL,
+                        marker_line={"color": UNCHECKED_LINE, "width": 1},
                         name="never checked", showlegend=i == len(checks), legendgroup="n")
             rows.append(row | {"u": NO_FLIP, "verdict": "never checked"})
             continue

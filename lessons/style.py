@@ -12,6 +12,8 @@ OVERLAP_COLOR = "#009E73"  # min(p, q), the part of q that is kept: bluish green
 RESIDUAL_COLOR = "#CC79A7"  # max(0, p - q) / Z, the leftover: reddish purple
 REJECT_COLOR = "#6E6E6E"  # a rejected or unchecked draft: grey
 U_COLOR = "#000000"  # the coin flip u: black
+# a draft never checked (after a rejection): pale, with a grey outline, in a chart and as a chip
+UNCHECKED_FILL, UNCHECKED_LINE = "#f0f0f0", "#b0b0b0"
 
 # the colour of a token is the colour of the distribution it was finally drawn from
 ORIGIN_COLORS = {"accepted": OVERLAP_COLOR, "correction": RESIDUAL_COLOR, "bonus": P_COLOR,

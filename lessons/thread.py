@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
-from specdec_core.engine import stream
+from specdec_core.engine import Stats, stream
 from specdec_core.inputs import clip_prompt, is_blank
 
 from .written import pass_by_pass
@@ -26,15 +26,8 @@ MAX_QUESTION = 300  # characters of a customer message
 class Reply:
     question: str
     pieces: tuple[tuple[str, str], ...]  # (text, origin) per generated token
-    target_passes: int
-    new_tokens: int
-    kept: int  # drafts the target accepted
-    checked: int  # drafts the target flipped a coin for (drafts after a rejection never are)
+    stats: Stats  # the passes, tokens, and drafts checked and kept so far
     complete: bool  # ended with the end-of-text token, not cut at REPLY_TOKENS
-
-    @property
-    def alpha(self) -> float:
-        return self.kept / self.checked if self.checked else 0.0
 
 
 _SLOT = "\ue000"  # a private-use character: where the template puts the customer's message
@@ -69,5 +62,4 @@ def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> It
     chunks = stream(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative", gamma,
                     REPLY_TEMPERATURE, seed=seed)
     for w in pass_by_pass(pair.tokenizer, chunks):
-        yield Reply(question, w.pieces, w.stats.target_passes, w.stats.new_tokens, w.stats.accepted,
-                    w.stats.checked, w.complete)
+        yield Reply(question, w.pieces, w.stats, w.complete)

@@ -241,10 +241,13 @@ def check_settings(max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> 
                          f"got {stop_below!r}")
 
 
+EMPTY_PROMPT = "the prompt is empty: give the model some text to continue"
+
+
 def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
     check_settings(max_new_tokens, method, gamma, noise, stop_below)
     if not prompt_ids:
-        raise ValueError("the prompt is empty: give the model some text to continue")
+        raise ValueError(EMPTY_PROMPT)
     if any(not 0 <= t < pair.vocab_size for t in prompt_ids):
         raise ValueError(f"prompt token ids must lie in [0, {pair.vocab_size})")
     room = pair.context_length - MAX_GAMMA - 1
@@ -263,7 +266,7 @@ def as_token_ids(prompt) -> list[int]:
 
 def check_prompt_text(prompt) -> None:
     if not isinstance(prompt, str) or is_blank(prompt):  # nothing to see, as the app judges it too
-        raise ValueError("the prompt is empty: give the model some text to continue")
+        raise ValueError(EMPTY_PROMPT)
     try:
         prompt.encode("utf-8")
     except UnicodeEncodeError as err:  # undecodable bytes, as Python keeps them from argv

@@ -47,16 +47,16 @@ def test_reply_counts_every_check_once(pair):
     *_, reply = reply_passes(pair, question, seed=3)  # the whole reply
     stats = generate(pair, chat_ids(pair.tokenizer, question), REPLY_TOKENS, "speculative",
                      REPLY_GAMMA, REPLY_TEMPERATURE, seed=3).stats
-    assert (reply.kept, reply.checked, reply.target_passes) == (stats.accepted, stats.checked,
+    assert (reply.stats.accepted, reply.stats.checked, reply.stats.target_passes) == (stats.accepted, stats.checked,
                                                                 stats.target_passes)
     origins = [origin for _, origin in reply.pieces]
-    assert origins.count("accepted") <= reply.kept <= origins.count("accepted") + REPLY_GAMMA
-    assert reply.checked - reply.kept == origins.count("correction")
-    assert reply.new_tokens == len(origins)
-    assert reply.new_tokens <= reply.kept + reply.target_passes <= reply.new_tokens + 1
-    assert 0.0 < reply.alpha == reply.kept / reply.checked < 1.0
+    assert origins.count("accepted") <= reply.stats.accepted <= origins.count("accepted") + REPLY_GAMMA
+    assert reply.stats.checked - reply.stats.accepted == origins.count("correction")
+    assert reply.stats.new_tokens == len(origins)
+    assert reply.stats.new_tokens <= reply.stats.accepted + reply.stats.target_passes <= reply.stats.new_tokens + 1
+    assert 0.0 < reply.stats.alpha == reply.stats.accepted / reply.stats.checked < 1.0
     # short of the limit only at the end-of-text token (which shows as no text)
-    assert reply.complete == (reply.new_tokens < REPLY_TOKENS)
+    assert reply.complete == (reply.stats.new_tokens < REPLY_TOKENS)
     assert not reply.complete or reply.pieces[-1][0] == ""
 
 
@@ -68,12 +68,12 @@ def test_a_reply_grows_one_target_pass_at_a_time(pair):
     growing = list(reply_passes(pair, question, seed=5))
     assert len(growing) >= 3
     for n, (before, after) in enumerate(zip(growing, growing[1:]), start=1):
-        assert before.target_passes == n and after.target_passes == n + 1
-        assert 1 <= after.new_tokens - before.new_tokens <= REPLY_GAMMA + 1
-        assert after.pieces[: before.new_tokens] == before.pieces  # English: no half characters
-        assert after.checked >= before.checked and after.kept >= before.kept
+        assert before.stats.target_passes == n and after.stats.target_passes == n + 1
+        assert 1 <= after.stats.new_tokens - before.stats.new_tokens <= REPLY_GAMMA + 1
+        assert after.pieces[: before.stats.new_tokens] == before.pieces  # English: no half characters
+        assert after.stats.checked >= before.stats.checked and after.stats.accepted >= before.stats.accepted
         assert not before.complete
-    assert growing[-1].complete or growing[-1].new_tokens == REPLY_TOKENS
+    assert growing[-1].complete or growing[-1].stats.new_tokens == REPLY_TOKENS
 
 
 def test_a_long_message_is_cut_after_a_whole_word():

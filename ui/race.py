@@ -49,6 +49,16 @@ class Finished:
         """Tokens per second on the lane's own clock."""
         return len(self.ids) / self.seconds if self.seconds else 0.0
 
+    @property
+    def per_pass(self) -> float:
+        """Tokens per pass of Nimbus-large."""
+        return len(self.ids) / self.passes
+
+    @property
+    def drafts_per_round(self) -> float:
+        """Tokens the draft proposed per round (one round per target pass)."""
+        return self.drafted / self.passes
+
 
 @dataclass(frozen=True)
 class Race:
@@ -241,7 +251,7 @@ def races_so_far(races: list[Race]) -> None:
         return
     st.header("Your races so far")
     # the results first, where a phone's width still shows them beside the race's number
-    number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": len(r.spec.ids) / r.spec.passes,
+    number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": r.spec.per_pass,
                    "drafter": r.drafter, "γ": r.gamma, "early stop": f"{r.stop:g}" if r.stop else "off",
                    "temperature": r.temperature, "top-p": r.top_p, "tokens": len(r.spec.ids),
                    "seed": r.seed, "same text": "yes" if r.spec.ids == r.base.ids else "no"}
@@ -273,9 +283,9 @@ def results(race: Race) -> None:
     metric_row(
         {"label": "Speed-up", "value": "–" if race.speedup is None else f"{race.speedup:.2f}x"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
-        {"label": "Tokens per target pass", "value": f"{len(spec.ids) / spec.passes:.2f} vs "
-                                                      f"{len(base.ids) / base.passes:.2f}"},
-        {"label": "Drafts per round", "value": f"{spec.drafted / spec.passes:.1f} of {race.gamma}",
+        {"label": "Tokens per target pass", "value": f"{spec.per_pass:.2f} vs "
+                                                      f"{base.per_pass:.2f}"},
+        {"label": "Drafts per round", "value": f"{spec.drafts_per_round:.1f} of {race.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
@@ -287,7 +297,7 @@ def results(race: Race) -> None:
     ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens)
     if ended:
         st.caption(ended)
-    speedup, per_pass = race.speedup, len(spec.ids) / spec.passes
+    speedup, per_pass = race.speedup, spec.per_pass
     note = overshoot_note(speedup, per_pass) if speedup is not None else ""
     # beside a race that timing noise threw off, "a tenth or two" would read as a contradiction
     if not note or spec.passes < FEW_PASSES:
@@ -296,7 +306,7 @@ def results(race: Race) -> None:
         # lost as the metric shows it: 0.998 reads as 1.00x, a draw
         if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
             cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
-            note = slower_note(per_pass, spec.drafted / spec.passes, race.gamma, cost,
+            note = slower_note(per_pass, spec.drafts_per_round, race.gamma, cost,
                                saved_verify_costs().get(race.gamma), raced=speedup)
         if note:
             st.caption(note)

@@ -30,7 +30,7 @@ def _draw_reply(slot, reply: Reply, whole: bool) -> None:
 def _draw_figures(slot, reply: Reply, whole: bool) -> None:
     """The reply's counts so far, under its bubble: they grow with it, where the last reply's
     would stand greyed below the new one until it was written."""
-    passes, tokens = reply.target_passes, reply.new_tokens
+    passes, tokens = reply.stats.target_passes, reply.stats.new_tokens
     s = st.session_state
     cut = "" if reply.complete or not whole else f", replies cut at {lesson.REPLY_TOKENS} tokens (…)"
     with slot.container():
@@ -40,8 +40,8 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
                     "help": "One pass per token"},
                    {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
         st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
-                   f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.kept} of the "
-                   f"{reply.checked} drafts it checked (α ≈ {reply.alpha:.2f} for this reply, at "
+                   f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of the "
+                   f"{reply.stats.checked} drafts it checked (α ≈ {reply.stats.alpha:.2f} for this reply, at "
                    f"temperature {lesson.REPLY_TEMPERATURE}; α depends on the temperature, and the "
                    "drafter table's is at 1); a draft after a rejection is never checked. Green tokens "
                    "(solid underline) are drafts that were kept, pink ones (dashed) corrections, blue "

@@ -11,8 +11,8 @@ from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_dista
                                 simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
-from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, coin_comparison,
-                           prob_is, ratio_pair, says)
+from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, UNCHECKED_FILL,
+                           UNCHECKED_LINE, coin_comparison, prob_is, ratio_pair, says)
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
@@ -82,7 +82,7 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
         else:
             # pale and outlined, as in step 3's chart: no coin was flipped, so nothing is struck
-            pale = "color:#555;background:#f0f0f0;outline:1px dashed #b0b0b0;border-bottom:none;"
+            pale = f"color:#555;background:{UNCHECKED_FILL};outline:1px dashed {UNCHECKED_LINE};border-bottom:none;"
             pieces.append(chip(sc.label(t), style=pale, title="never checked", spoken="never checked"))
     if at_step >= 4:
         color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
