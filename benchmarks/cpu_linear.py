@@ -17,7 +17,7 @@ from specdec_core.cpu_linear import use_cpu_kernels
 from specdec_core.engine import crop
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
-from specdec_core.quality import alternate_timings
+from specdec_core.timing import alternate_timings
 
 CONTEXT = ("Your export failed because your account was locked after too many sign-in attempts, "
            "so the file could not be written to the shared folder before the deadline. Please "

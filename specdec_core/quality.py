@@ -8,7 +8,6 @@ speed-up also uses the measured cost of verifying gamma + 1 positions in one tar
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from .results import ResultsFileError, read_results
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
 from .sampling import GAMMAS, expected_speedup, overlap
-from .timing import wait_for
+from .timing import alternate_timings, wait_for
 from .warping import Sampling, to_distributions
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
@@ -99,20 +98,6 @@ def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_T
     beta = np.concatenate([b for b, _ in scored])
     agree = np.concatenate([a for _, a in scored])
     return TextScore(float(beta.mean()), float(agree.mean()), int(len(beta)), len(kept), len(ids))
-
-
-def alternate_timings(calls: dict, repeats: int, statistic=np.median) -> dict:
-    """Seconds of each call, summed up by `statistic` (the median, or np.min for the fastest
-    turn), the calls run in turn `repeats` times so that machine noise hits all of them alike,
-    after one untimed turn (a first call's setup counts for none of them)."""
-    times = {key: [] for key in calls}
-    for turn in range(repeats + 1):
-        for key, call in calls.items():
-            begin = time.perf_counter()
-            call()
-            if turn:
-                times[key].append(time.perf_counter() - begin)
-    return {key: float(statistic(t)) for key, t in times.items()}
 
 
 def _pass(fn, ids: torch.Tensor, cache: DynamicCache, keep: int):

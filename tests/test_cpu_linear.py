@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from specdec_core import cpu_linear, quality
+from specdec_core import cpu_linear, timing
 from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, choose_row_products,
                                      is_half_exact, row_products_of, use_cpu_kernels, use_half_weights)
 from specdec_core.quality import best_gamma, pass_seconds, verify_cost
@@ -308,11 +308,11 @@ def test_alternate_timings_sum_up_the_timed_turns_with_the_chosen_statistic(monk
     def call():
         clock[0] += next(durations)
 
-    monkeypatch.setattr(quality.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(timing.time, "perf_counter", perf_counter)
     calls = {"a": call, "b": call}
-    assert quality.alternate_timings(calls, repeats=3) == {"a": 2.0, "b": 1.0}  # median
+    assert timing.alternate_timings(calls, repeats=3) == {"a": 2.0, "b": 1.0}  # median
     durations = iter([9, 1, 3, 1, 1, 1, 2, 1])
-    assert quality.alternate_timings(calls, repeats=3, statistic=np.min) == {"a": 1.0, "b": 1.0}
+    assert timing.alternate_timings(calls, repeats=3, statistic=np.min) == {"a": 1.0, "b": 1.0}
 
 
 def test_expected_speedup_divides_by_the_verify_cost():
