@@ -8,7 +8,7 @@ from typing import Callable
 from specdec_core import engine, sampling
 
 from .scenario import Scenario
-from .style import significant
+from .wording import significant
 
 SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_probability,
          sampling.residual_distribution, sampling.sample)

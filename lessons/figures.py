@@ -14,7 +14,8 @@ from specdec_core.sampling import acceptance_probability, output_parts, overlap,
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
-                    UNCHECKED_LINE, prob_is, prob_pair, says, token_label, visible)
+                    UNCHECKED_LINE, token_label, visible)
+from .wording import prob_is, prob_pair, says
 
 
 def table_number(x) -> float:

@@ -14,7 +14,7 @@ from specdec_core.warping import Sampling
 from .montecarlo import ChanceRange
 from .scenario import TIMED_TURNS, WALKTHROUGH_GAMMA, Scenario
 from .speed_story import saved_verify_costs
-from .style import coin_comparison, prob_text
+from .wording import coin_comparison, prob_text
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 GUESSES = "{guesses}"  # in a step's text: the round's number of guesses, in words (`Step.text`)

@@ -19,8 +19,8 @@ from lessons.playground import same_text_note, short_rounds_note, steady_alpha_n
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import (Q_COLOR, U_COLOR, coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says,
-                           significant, visible)
+from lessons.style import Q_COLOR, U_COLOR, visible
+from lessons.wording import coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, significant
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
 from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
-from lessons.style import ROUNDING_TIE
+from lessons.wording import ROUNDING_TIE
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream

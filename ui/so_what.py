@@ -5,7 +5,7 @@ import streamlit as st
 
 from lessons.speed_story import (SWEPT, early_stop_chart, expected_best, load, repeats_text, run_numbers,
                                  saved_verify_costs, speed_setting, sweep_chart, verify_cost_note)
-from lessons.style import ROUNDING_TIE
+from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
 from specdec_core.sampling import expected_tokens_per_round

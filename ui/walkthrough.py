@@ -12,7 +12,8 @@ from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_dista
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, UNCHECKED_FILL,
-                           UNCHECKED_LINE, coin_comparison, prob_is, ratio_pair, says)
+                           UNCHECKED_LINE)
+from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 

@@ -1,0 +1,75 @@
+"""How numbers and facts are written in sentences: probabilities to as many digits as tell
+them apart, ratios, and the comparison of a coin flip with its threshold."""
+from __future__ import annotations
+
+import math
+
+# why greedy decoding may still differ between two ways of writing the same text
+ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
+
+
+def prob_text(x: float) -> str:
+    """A probability for a sentence: two decimals, but never a misleading "0.00" for a token
+    that was drawn or kept, nor "1.00" for a chance short of certain, so values near either
+    end get three decimals or a bound."""
+    x = float(x)
+    if x in (0.0, 1.0) or 0.0095 <= x < 0.995:
+        return f"{x:.2f}"
+    if x >= 0.995:
+        return f"{x:.3f}" if x < 0.9995 else ">\u00a00.999"  # no line break inside a bound
+    return f"{x:.3f}" if x >= 0.0005 else "<\u00a00.001"
+
+
+def says(name: str, shown: str) -> str:
+    """"q = 0.12" for a value as shown, or "q < 0.001" where it is shown as a bound."""
+    return f"{name} {shown}" if shown[0] in "<>" else f"{name} = {shown}"
+
+
+def prob_is(name: str, x: float) -> str:
+    return says(name, prob_text(x))
+
+
+def coin_comparison(u: float, line: float, kept: bool) -> str:
+    """One coin flip against its line, as a sentence shows it: "u = 0.62 < min(1, p/q) = 0.91".
+    A line shown only as a bound is said apart ("u = 0.06 ≥ min(1, p/q), which is below 0.001"):
+    "u = 0.06 ≥ min(1, p/q) < 0.001" chains two comparisons that do not read as one."""
+    u_text, line_text = prob_pair(u, line)
+    sign = "<" if kept else "≥"
+    if line_text[0] in "<>":
+        side = "below" if line_text[0] == "<" else "above"
+        return f"u = {u_text} {sign} min(1, p/q), which is {side} {line_text[1:].lstrip()}"
+    return f"u = {u_text} {sign} min(1, p/q) = {line_text}"
+
+
+def ratio_pair(p: float, q: float) -> tuple[str, str]:
+    """p and q for a sentence that goes on to state min(1, p/q) as prob_text writes it: to three
+    significant figures, or more where the shown values' ratio would not give the probability
+    stated ("p = 0.03, q = 0.04, so 0.86" reads as a slip, where 0.0343 and 0.0399 do not)."""
+    p, q = float(p), float(q)
+    said = prob_text(min(1.0, p / q))
+    if said.startswith("<") and prob_text(p).startswith("<"):  # "p < 0.001, q = 0.412, so … < 0.001"
+        return prob_text(p), significant(q, 3)
+    for figures in range(3, 10):
+        shown = significant(p, figures), significant(q, figures)
+        if prob_text(min(1.0, float(shown[0]) / float(shown[1]))) == said:
+            break
+    return shown
+
+
+def significant(x: float, figures: int) -> str:
+    """x to `figures` significant figures, never in scientific notation."""
+    if x == 0:
+        return "0"
+    return f"{x:.{max(0, figures - 1 - math.floor(math.log10(abs(x))))}f}"
+
+
+def prob_pair(a: float, b: float) -> tuple[str, str]:
+    """Two probabilities a sentence compares (a draw against its threshold, p against q): as
+    prob_text writes them, or with the fewest decimals from four up that tell them apart when
+    those would read as equal."""
+    shown = prob_text(a), prob_text(b)
+    digits = 4
+    while shown[0] == shown[1] and a != b and digits <= 9:
+        shown = f"{float(a):.{digits}f}", f"{float(b):.{digits}f}"
+        digits += 1
+    return shown
