@@ -146,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       help="timed runs per prompt and side (default: %(default)s)")
     sub.choices["bench"].add_argument("--prompts", metavar="FILE",
                                       help="UTF-8 file, one prompt per line (default: four built in)")
-    qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and argmax "
-                               "agreement of drafters on a text file")
+    qual = sub.add_parser("quality", help="alpha (mean sum of min(p, q) at temperature 1) and "
+                          "argmax agreement of drafters on a text file")
     qual.add_argument("--text", metavar="FILE", required=True, help="UTF-8 text file")
     qual.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER], metavar="NAME",
                       help=f"drafter names, or 'all' (default: {DEFAULT_DRAFTER})")

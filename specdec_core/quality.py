@@ -16,9 +16,9 @@ import torch
 from transformers import DynamicCache
 
 from .catalog import ASSETS
-from .results import ResultsFileError, read_results
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
+from .results import ResultsFileError, read_results
 from .sampling import GAMMAS, expected_speedup, overlap
 from .timing import alternate_timings, wait_for
 from .warping import Sampling, to_distributions
