@@ -94,9 +94,9 @@ def _quality(args) -> int:
         pair = base if name == names[0] else pair_with(base.target, base.tokenizer, name)
         s = score_text(pair, text, max_tokens=args.max_tokens)
         print(f"{name:<20}{s.alpha:>7.3f}{s.argmax_agreement:>14.3f}{s.positions:>11}", flush=True)
-    if s.tokens < s.total_tokens:
-        print(f"scored the first {s.tokens} of the text's {s.total_tokens} tokens "
-              f"(--max-tokens)", file=sys.stderr)
+    if s.more:
+        print(f"scored the first {s.tokens} tokens of the text, which holds more (--max-tokens)",
+              file=sys.stderr)
     return 0
 
 

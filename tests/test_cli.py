@@ -229,6 +229,11 @@ def test_quality_on_a_text_file_matches_score_text(pair, tmp_path):
     assert name == "early-exit-6" and int(positions) == s.positions
     assert float(alpha) == pytest.approx(s.alpha, abs=5e-4)
     assert float(agree) == pytest.approx(s.argmax_agreement, abs=5e-4)
+    assert "scored the first" not in run.stderr  # the whole text was read
+    cut = cli("quality", "--text", str(path), "--drafters", "early-exit-6", "--max-tokens", "8",
+              "--device", "cpu")
+    assert cut.returncode == 0 and cut.stdout.splitlines()[1].split()[3] == "7"
+    assert cut.stderr.strip().endswith("scored the first 8 tokens of the text, which holds more (--max-tokens)")
 
 
 @pytest.mark.parametrize("content, extra, message", [

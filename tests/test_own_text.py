@@ -39,7 +39,7 @@ def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
     n, window = len(ids), 16
     s = score_text(pair, TEXT, window=window)
     windows = -(-n // window)
-    assert (s.tokens, s.total_tokens) == (n, n)
+    assert (s.tokens, s.more) == (n, False)
     assert s.positions == n - windows
     first_beta, first_agree = text_overlap(pair, ids[:window])
     rest = [text_overlap(pair, ids[i:i + window]) for i in range(window, n, window)]
@@ -52,7 +52,22 @@ def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
 
 def test_max_tokens_reads_only_the_start(pair):
     s = score_text(pair, TEXT, window=16, max_tokens=20)
-    assert s.tokens == 20 and s.total_tokens > 20 and s.positions == 15 + 3
+    assert s.tokens == 20 and s.more and s.positions == 15 + 3
+
+
+MIXED = ("Order 12345 failed!!  Retry?\n\n  日本語のテキスト 😀😀 naïve café... "
+         "x=1;y=22  <|endoftext|>  tabs\tand\u200bzero-width   spaces.\n") * 40
+
+
+@pytest.mark.parametrize("limit", [1, 2, 7, 30, 64, 200, 5000])
+def test_the_first_tokens_are_read_without_splitting_the_rest(pair, limit):
+    """Only a part of a long text is split into tokens, cut where no token can cross: its
+    tokens are the whole text's first ones, whatever the cut falls next to."""
+    from specdec_core.quality import leading_ids
+
+    whole = pair.tokenizer(MIXED, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    ids, more = leading_ids(pair.tokenizer, MIXED, limit)
+    assert ids == whole[:limit] and more == (len(whole) > limit)
 
 
 @pytest.mark.parametrize("text, window, max_tokens, message", [
