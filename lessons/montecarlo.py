@@ -67,6 +67,9 @@ def grouped_distance(freq, p, tokens) -> float:
     return total_variation(grouped(freq, tokens), grouped(p, tokens))
 
 
+CHANCE_RUNS = 400  # simulated runs of perfect samples behind chance's range
+
+
 @dataclass(frozen=True)
 class ChanceRange:
     """How far `rounds` perfect samples of p land from p (grouped distance): on average, and
@@ -76,9 +79,10 @@ class ChanceRange:
     typical: float
     low: float  # 5th percentile
     high: float  # 95th percentile
+    runs: int = CHANCE_RUNS  # how many runs were simulated
 
 
-def chance_range(p, tokens, rounds: int, seed: int, runs: int = 400) -> ChanceRange:
+def chance_range(p, tokens, rounds: int, seed: int, runs: int = CHANCE_RUNS) -> ChanceRange:
     """The grouped distance of `runs` simulated runs of `rounds` draws straight from p."""
     rng = np.random.default_rng([seed, len(RULES)])
     buckets = grouped(np.asarray(p, np.float64) / np.sum(p), tokens)
@@ -86,7 +90,7 @@ def chance_range(p, tokens, rounds: int, seed: int, runs: int = 400) -> ChanceRa
     freqs = rng.multinomial(rounds, buckets, size=runs) / rounds
     distances = 0.5 * np.abs(freqs - buckets).sum(axis=1)
     low, high = np.percentile(distances, [5, 95])
-    return ChanceRange(float(distances.mean()), float(low), float(high))
+    return ChanceRange(float(distances.mean()), float(low), float(high), runs)
 
 
 def hidden_shortcuts(p, q, tokens, reach: float) -> dict[str, float]:

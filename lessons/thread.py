@@ -45,14 +45,19 @@ def chat_ids(tokenizer, question: str) -> list[int]:
             + tokenizer(after, add_special_tokens=False)["input_ids"])
 
 
+def cut_message(what: str, had: int, limit: int, kept: int) -> str:
+    """What to tell the reader when a paste was cut to a page's limit."""
+    return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
+            f"the first {kept} characters.")
+
+
 def fit_question(text: str) -> tuple[str, str | None]:
     """The message as the page uses it, and what to tell the reader when it had to be cut:
     after a whole word, as the prompt boxes cut a long paste."""
     if len(text) <= MAX_QUESTION:
         return text, None
     clipped = clip_prompt(text, MAX_QUESTION)
-    return clipped, (f"The message had {len(text):,} characters, more than the {MAX_QUESTION} this "
-                     f"page takes, so it keeps the first {len(clipped)} characters.")
+    return clipped, cut_message("message", len(text), MAX_QUESTION, len(clipped))
 
 
 def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Iterator[Reply]:

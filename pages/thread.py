@@ -2,12 +2,13 @@ from ui.navigation import follow_app
 
 follow_app()  # first: see ui/navigation.py
 
+from lessons.thread import REPLY_TEMPERATURE  # noqa: E402
 from ui import frame, thread  # noqa: E402
 
 frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replies with a small draft "
             "model proposing tokens (Nimbus-mini, or the draft model chosen for the app) and Nimbus-large "
             "checking them. Each reply is a fair sample of what "
-            "Nimbus-large alone would have written at the same temperature (0.5); the pair needed fewer "
-            "passes of Nimbus-large to write it.",
+            f"Nimbus-large alone would have written at the same temperature ({REPLY_TEMPERATURE:g}); the "
+            "pair needed fewer passes of Nimbus-large to write it.",
             typing=True)
 thread.render()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.scenario import WALKTHROUGH_PROMPT
-from lessons.thread import MAX_QUESTION, QUESTIONS
+from lessons.thread import MAX_QUESTION, QUESTIONS, cut_message
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 from specdec_core.sampling import GAMMAS
@@ -148,6 +148,5 @@ def prompt_box() -> None:
                       "models learned from English text and write other languages poorly.")
     was = st.session_state.pop("prompt_was", None)
     if was:
-        st.warning(f"The prompt had {was:,} characters, more than the {MAX_PROMPT_CHARS} this page "
-                   f"takes, so it keeps the first {len(st.session_state.prompt)} characters.",
+        st.warning(cut_message("prompt", was, MAX_PROMPT_CHARS, len(st.session_state.prompt)),
                    icon=":material/content_cut:")

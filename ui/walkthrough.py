@@ -219,7 +219,7 @@ def _exactness(sc: Scenario) -> None:
                {"label": "chance alone, 9 runs in 10", "value": f"{chance.low:.3f}–{chance.high:.3f}",
                 "help": f"Even perfect samples of p land away from p: at {rounds:,} draws, "
                         f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
-                        f"{chance.high:.3f} in 9 runs out of 10 (of 400 simulated). Any single "
+                        f"{chance.high:.3f} in 9 runs out of 10 (of {chance.runs} simulated). Any single "
                         "run, the rule's included, can land anywhere in that range."})
     notes = (unlucky_rule_note(distances[RULES[0]], rounds, chance),
              hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance))
