@@ -12,7 +12,6 @@ and transformers load.
 """
 import streamlit as st
 
-from specdec_core.results import ResultsFileError
 from ui.icon import ICON
 
 st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws
@@ -39,6 +38,8 @@ with st.spinner("Starting the lesson…"):
     import pandas  # noqa: F401
     import ui.frame  # noqa: F401  (PyTorch and transformers: seconds, once per server)
     import ui.models  # noqa: F401  (transformers' model classes: seconds more)
+from specdec_core.results import ResultsFileError  # noqa: E402  (light, but after the navigation)
+
 try:
     page.run()
 except ResultsFileError as err:  # a damaged file of measured figures: its fix, not a traceback

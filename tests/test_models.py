@@ -238,7 +238,7 @@ def test_an_unusable_model_cache_says_so_before_converting(monkeypatch, tmp_path
     monkeypatch.setattr(models, "MODEL_CACHE", Path(cache))
     monkeypatch.setattr(models, "_convert_gguf", lambda dest: pytest.fail("converted anyway"))
     with pytest.raises(ModelFileError, match=r"model cache .* cannot hold the converted target .*"
-                                             r"Point NIMBUS_MODEL_CACHE at a folder you can write"):
+                                             r"Point `NIMBUS_MODEL_CACHE` at a folder you can write"):
         load_target("cpu")
 
 
