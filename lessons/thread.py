@@ -8,6 +8,7 @@ from specdec_core.distill.prompts import SUPPORT_SYSTEM
 from specdec_core.engine import Stats, stream
 from specdec_core.inputs import clip_prompt, is_blank
 
+from .wording import cut_message
 from .written import pass_by_pass
 
 QUESTIONS = (
@@ -43,12 +44,6 @@ def chat_ids(tokenizer, question: str) -> list[int]:
     return (tokenizer(before, add_special_tokens=False)["input_ids"]
             + tokenizer(question, add_special_tokens=False, split_special_tokens=True)["input_ids"]
             + tokenizer(after, add_special_tokens=False)["input_ids"])
-
-
-def cut_message(what: str, had: int, limit: int, kept: int) -> str:
-    """What to tell the reader when a paste was cut to a page's limit."""
-    return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
-            f"the first {kept} characters.")
 
 
 def fit_question(text: str) -> tuple[str, str | None]:

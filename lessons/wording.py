@@ -1,11 +1,17 @@
-"""How numbers and facts are written in sentences: probabilities to as many digits as tell
-them apart, ratios, and the comparison of a coin flip with its threshold."""
+"""How numbers and facts are written in sentences: a cut paste, probabilities to as many
+digits as tell them apart, ratios, and the comparison of a coin flip with its threshold."""
 from __future__ import annotations
 
 import math
 
 # why greedy decoding may still differ between two ways of writing the same text
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
+
+
+def cut_message(what: str, had: int, limit: int, kept: int) -> str:
+    """What to tell the reader when a paste was cut to a page's limit."""
+    return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
+            f"the first {kept} characters.")
 
 
 def prob_text(x: float) -> str:

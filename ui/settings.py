@@ -4,7 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.scenario import WALKTHROUGH_PROMPT
-from lessons.thread import MAX_QUESTION, QUESTIONS, cut_message
+from lessons.thread import MAX_QUESTION, QUESTIONS
+from lessons.wording import cut_message
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
 from specdec_core.sampling import GAMMAS
