@@ -156,8 +156,8 @@ def test_distill_train_asks_for_the_corpus_it_needs(tmp_path):
     with pytest.raises(SystemExit) as end:
         distill(["train", "--data", str(tmp_path), "--shards", "3", "--val-shards", "1"])
     assert str(end.value.code) == (f"error: 4 corpus shards are missing from {tmp_path}; write them "
-                                   "first with `python -m specdec_core.distill corpus` (about 65 "
-                                   "minutes on 2 cores), or run the stage `all`")
+                                   "first with `python -m specdec_core.distill corpus` (about an "
+                                   "hour on 2 cores), or run the stage `all`")
     assert not any(tmp_path.iterdir())  # nothing written, no model loaded
 
 

@@ -730,6 +730,18 @@ def test_unknown_device():
         load_pair("early-exit-6", device="tpu")
 
 
+def test_a_scenario_is_the_first_round_generate_runs(pair_named):
+    """The walkthrough's round is the one `generate` runs first with the same prompt, γ, seed
+    and sampling: the same drafts, coins and tokens (seed 16 is the worked example, 130 the
+    README's all-kept round)."""
+    from lessons.scenario import WALKTHROUGH_PROMPT, build_scenario
+    mini = pair_named("nimbus-mini")
+    for seed in (0, 16, 130):
+        sc = build_scenario(mini, seed=seed, pass_costs=(1.0, 1.0))
+        out = generate(mini, WALKTHROUGH_PROMPT, max_new_tokens=8, gamma=sc.gamma, seed=seed)
+        assert out.rounds[0] == sc.record, seed
+
+
 def test_a_scenario_names_every_token_its_charts_show(pair_named):
     """Steps 4 and 5 show the tokens the draft under-offered; each needs its text, not an id."""
     from lessons import figures

@@ -4,11 +4,11 @@
    support questions in the Nimbus style, openings of general prose and plain-text requests.
    Two shards in three are sampled at temperature 1; every third is sampled for 8 tokens and
    then greedy, the regime of greedy decoding. At every generated position it keeps its own
-   top-128 probabilities (data/distill/, about 65 minutes on 2 cores). Two more sampled shards
+   top-128 probabilities (data/distill/, 55 to 65 minutes on 2 cores). Two more sampled shards
    with other seeds are held out for validation.
 2. train: a 2-layer student of the target's width, initialised from the target's first two
    layers and from its output rows for the 8,192 tokens with the most target probability mass,
-   trained 4 epochs on soft cross-entropy + (1 - overlap) against those distributions (about
+   trained 4 epochs on soft cross-entropy + (1 - overlap) against those distributions (18 to
    27 minutes). Checkpoints: assets/nimbus-mini-early (4% of the steps), assets/nimbus-mini.
    This stage alone needs the corpus written already; `all` (the default) runs both.
 
@@ -89,7 +89,7 @@ def main(argv=None) -> None:
     if missing:
         raise SystemExit(f"error: {len(missing)} corpus shards are missing from "
                          f"{args.data}; write them first with `python -m specdec_core.distill "
-                         "corpus` (about 65 minutes on 2 cores), or run the stage `all`")
+                         "corpus` (about an hour on 2 cores), or run the stage `all`")
     import torch
 
     from ..cpu_linear import use_cpu_kernels
@@ -103,8 +103,9 @@ def main(argv=None) -> None:
         target, tokenizer = load_target("cpu")
     except ModelFileError as err:  # one line that names the fix, not a traceback
         raise SystemExit(f"error: {err}") from None
-    # The shipped corpus was written with nn.Linear's own product; the faster CPU products sum
-    # in another order, which would change sampled tokens. Batches of 64 gain only about 10 %.
+    # nn.Linear's own product, the same on every run: the faster CPU products are chosen by timing
+    # them as the model loads and sum in another order, so a run's sampled tokens would depend on
+    # which won. Batches of 64 would gain only about 10 %.
     use_cpu_kernels(target, enabled=False)
     begin = time.time()
     print(f"corpus: Nimbus-large writes {args.shards} + {args.val_shards} shards of {args.batch} "
