@@ -1213,8 +1213,8 @@ def test_the_chance_range_leaves_one_run_in_twenty_on_each_side_and_typical_is_t
     """ChanceRange: low..high is the 5-95 % range of the distance that `rounds` perfect samples
     of p land from p, and `typical` their mean. Checked against 20,000 fresh perfect runs of
     10,000 draws (their own seed), with the range estimated from 20,000 runs: each tail's share
-    has sd about 0.002 (its estimate and the fresh sample), so 0.035 to 0.065 is over 6 sd wide
-    each side, where a 2.5-97.5 % range (0.025 a tail) or a 10-90 % one (0.10) fails; the mean
+    has sd about 0.002 (its estimate and the fresh sample), so 0.035 and 0.065 lie over 6 sd
+    from 0.05, where a 2.5-97.5 % range (0.025 a tail) or a 10-90 % one (0.10) fails; the mean
     of either sample is known to about 0.4 %, and a median instead of the mean is 5 % low."""
     shown, rounds = [0, 1, 2], 10_000
     chance = montecarlo.chance_range(P_MC, shown, rounds, seed=0, runs=20_000)
