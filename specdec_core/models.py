@@ -190,7 +190,7 @@ def load_drafter(name: str, target):
 def _restore(name: str) -> str:
     """The command that brings a shipped drafter back: from git where this is a checkout,
     else by training it again."""
-    retrain = (f"`make drafter` (about 75 to 95 minutes; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
+    retrain = (f"`make drafter` (73 to 95 minutes on 2 cores; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
                f"{NIMBUS_MINI_NAMES[1]})")
     if (ROOT / ".git").exists():
         return f"Restore it with: `git checkout -- assets/{name}` (or retrain it with: {retrain})"

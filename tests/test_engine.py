@@ -328,7 +328,6 @@ def test_round_bookkeeping(request, which, gamma):
     assert d["alpha"] == s.alpha
 
 
-
 def test_origins_name_how_each_round_ended():
     """The app colours a reply by these: kept drafts are "accepted", and the round's last token
     is "bonus" where every draft was kept and "correction" after a rejection. Forced rounds."""
@@ -340,6 +339,7 @@ def test_origins_name_how_each_round_ended():
     rejected = speculative_round([0, 1], [uniform, q], [uniform, p, uniform], np.random.default_rng(0))
     assert not rejected.bonus and rejected.n_accepted == 1
     assert engine.origins_of(rejected) == ["accepted", "correction"]
+
 
 def test_target_only_bookkeeping(pair):
     res = generate(pair, EXPORT, 9, "target", temperature=1.0, seed=4)
