@@ -7,6 +7,7 @@ from plotly.subplots import make_subplots
 from specdec_core.catalog import ASSETS
 from specdec_core.results import read_results
 from specdec_core.quality import best_gamma
+from specdec_core.sampling import alpha_for_speedup
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
@@ -76,6 +77,27 @@ def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, flo
     if not verify:
         return row.best_gamma, row.expected_speedup
     return best_gamma(row.alpha, row.cost_ratio, verify)
+
+
+def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4) -> str:
+    """What a drafter's α allows: the most that any γ and any draft cost can buy, and the α
+    that would make γ drafts a round twice as fast as the target alone at this cost, with the
+    check priced at one step."""
+    text = ("**What α allows.** A round of γ drafts writes 1 + α + … + α^γ tokens per target pass "
+            "on average")
+    if alpha < 1:
+        text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}) no setting "
+                 f"makes generation more than {1 / (1 - alpha):.2f} times as fast as Nimbus-large alone, "
+                 "even with free drafts and a check that costs one step.")
+    else:
+        text += "."
+    needed = alpha_for_speedup(2.0, gamma, cost_ratio)
+    setting = f"at γ = {gamma}, with drafts at c = {cost_ratio:.3f} and the same one-step check"
+    if needed is None:
+        return text + f" No α could make it twice as fast {setting}."
+    if needed <= alpha:
+        return text + f" Its α makes it twice as fast {setting}."
+    return text + f" To make it twice as fast {setting}, a drafter would need α ≈ {needed:.2f}."
 
 
 # a checking pass within this of one step is taken as costing one step

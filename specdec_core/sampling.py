@@ -249,6 +249,25 @@ def expected_speedup(alpha: float, gamma: int, cost_ratio: float, verify_cost: f
     return expected_tokens_per_round(alpha, gamma) / (gamma * cost_ratio + verify_cost)
 
 
+def alpha_for_speedup(speedup: float, gamma: int, cost_ratio: float,
+                      verify_cost: float = 1.0) -> float | None:
+    """The smallest alpha whose expected_speedup at these costs reaches `speedup`, or None where
+    even alpha = 1 (gamma + 1 tokens every round) falls short. The speed-up grows with alpha, so
+    halving the interval 60 times pins it to within 2^-60."""
+    if expected_speedup(1.0, gamma, cost_ratio, verify_cost) < speedup:
+        return None
+    low, high = 0.0, 1.0
+    if expected_speedup(low, gamma, cost_ratio, verify_cost) >= speedup:
+        return low
+    for _ in range(60):
+        middle = (low + high) / 2
+        if expected_speedup(middle, gamma, cost_ratio, verify_cost) >= speedup:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def round_length_distribution(alpha: float, gamma: int) -> np.ndarray:
     """P(a round emits k tokens) for k = 1 .. gamma + 1, when each draft is kept w.p. alpha."""
     _check_alpha_gamma(alpha, gamma)

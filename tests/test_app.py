@@ -794,6 +794,10 @@ def test_so_what_page_runs():
     # its own best γ only where one differs from the table's
     differ = any(g != r.best_gamma for r in drafter_table() for g in [best[r.drafter][0]])
     assert (f"best γ, {swept}" in family.columns) == differ
+    # what α allows, for the drafter with the highest α, in the table's own figures
+    top = max(drafter_table(), key=lambda r: r.alpha)
+    ceiling = lessons.speed_story.ceiling_text(top.alpha, top.cost_ratio, top.drafter)
+    assert ceiling in [m.value for m in at.markdown]
 
 
 def test_so_what_tables_grow_with_instructor_mode():

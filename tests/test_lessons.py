@@ -23,8 +23,9 @@ from lessons.style import Q_COLOR, U_COLOR, visible
 from lessons.wording import coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, significant
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
-    DraftCheck, RoundRecord, acceptance_probability, expected_speedup, expected_tokens_given_drafts,
-    expected_tokens_per_round, output_distribution, residual_distribution, speculative_round,
+    DraftCheck, RoundRecord, acceptance_probability, alpha_for_speedup, expected_speedup,
+    expected_tokens_given_drafts, expected_tokens_per_round, output_distribution, residual_distribution,
+    speculative_round,
 )
 from specdec_core.warping import Sampling
 
@@ -468,6 +469,19 @@ def test_monte_carlo_chart(rejected):
         (left, right), (y0, y1) = line.x[3 * i:3 * i + 2], line.y[3 * i:3 * i + 2]
         assert left < i - 0.4 and right > i + 0.4 and y0 == y1 == pytest.approx(p[t])
     assert list(chart.figure.layout.xaxis.ticktext) == [figures.tick_name(LABELS[t]) for t in tokens]
+
+
+def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
+    text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
+    assert "at α = 0.428 (nimbus-mini)" in text and "more than 1.75 times as fast" in text  # 1 / 0.572
+    needed = alpha_for_speedup(2.0, 4, 0.093)
+    assert 0.68 < needed < 0.70 and f"a drafter would need α ≈ {needed:.2f}." in text
+    # a drafter that already doubles it, costs that no α could beat, and α = 1 (no ceiling)
+    good = speed_story.ceiling_text(0.8, 0.05, "x")
+    assert "Its α makes it twice as fast" in good and "would need" not in good
+    costly = speed_story.ceiling_text(0.1, 0.6, "y")
+    assert "No α could make it twice as fast at γ = 4, with drafts at c = 0.600" in costly
+    assert "1/(1 − α)" not in speed_story.ceiling_text(1.0, 0.1, "z")
 
 
 def test_speed_rows_are_numbered_by_the_run_that_measured_them():

@@ -11,9 +11,9 @@ from scipy.stats import chisquare
 
 from specdec_core import sampling
 from specdec_core.sampling import (
-    acceptance_probability, expected_speedup, expected_tokens_given_drafts, expected_tokens_per_round,
-    output_distribution, overlap, residual_distribution, round_length_distribution, sample,
-    speculative_round,
+    acceptance_probability, alpha_for_speedup, expected_speedup, expected_tokens_given_drafts,
+    expected_tokens_per_round, output_distribution, overlap, residual_distribution, round_length_distribution,
+    sample, speculative_round,
 )
 
 ALPHA_P = 1e-3  # chi-square threshold; fixed seeds make each test deterministic
@@ -373,6 +373,24 @@ def test_expected_speedup_known_value():
     assert expected_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2, rel=1e-12)
     # a checking pass that costs 1.5 single steps: 3.3616 / (4 · 0.05 + 1.5)
     assert expected_speedup(0.8, 4, 0.05, verify_cost=1.5) == pytest.approx(3.3616 / 1.7, rel=1e-12)
+
+
+@pytest.mark.parametrize("goal, gamma, cost, verify", [(2.0, 4, 0.1, 1.0), (1.5, 4, 0.1, 1.2),
+                                                      (1.3, 2, 0.093, 1.14), (3.0, 8, 0.02, 1.0)])
+def test_alpha_for_speedup_inverts_the_closed_form(goal, gamma, cost, verify):
+    """The α it returns reaches the speed-up, and one a millionth smaller falls short."""
+    alpha = alpha_for_speedup(goal, gamma, cost, verify)
+    assert 0 < alpha < 1
+    assert expected_speedup(alpha, gamma, cost, verify) == pytest.approx(goal, rel=1e-12)
+    assert expected_speedup(alpha - 1e-6, gamma, cost, verify) < goal
+
+
+def test_alpha_for_speedup_at_its_ends():
+    """γ = 4 at c 0.1 and a one-step check: 5 tokens for 1.4 steps at most, 1/1.4 at least."""
+    assert alpha_for_speedup(5 / 1.4 * 1.001, 4, 0.1) is None  # beyond even α = 1
+    assert alpha_for_speedup(5 / 1.4 * 0.999, 4, 0.1) == pytest.approx(1.0, abs=1e-3)
+    assert alpha_for_speedup(1 / 1.4, 4, 0.1) == 0.0  # every α reaches it
+    assert alpha_for_speedup(2.0, 4, 0.1) < alpha_for_speedup(2.0, 4, 0.1, verify_cost=1.2)
 
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.0000001, float("nan")])

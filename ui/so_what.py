@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (SWEPT, early_stop_chart, expected_best, load, repeats_text, run_numbers,
-                                 saved_verify_costs, speed_setting, sweep_chart, verify_cost_note)
+from lessons.speed_story import (SWEPT, ceiling_text, early_stop_chart, expected_best, load, repeats_text,
+                                 run_numbers, saved_verify_costs, speed_setting, sweep_chart,
+                                 verify_cost_note)
 from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
@@ -107,6 +108,7 @@ def drafter_family() -> bool:
         "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
         "and the closed form's independent coins miss that, so the greedy rows of the speed table can "
         "write more tokens per pass than even this rate predicts.")
+    st.markdown(ceiling_text(alpha, best.cost_ratio, drafter))
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move from run to run, and the charts below, measured in "
