@@ -231,9 +231,13 @@ def test_charts_are_named_images_for_screen_readers(page: Page):
     assert "\n" not in chart.aria_snapshot().strip()  # one image: no loose tick labels to walk through
     button(page, "Next").click()  # a rerun redraws the chart: it is named again
     at_step(page, 3)
-    expect(page.get_by_role("img", name=re.compile(r"^Keep or reject"))).to_have_count(1, timeout=RUN_MS)
+    chart = page.get_by_role("img", name=re.compile(r"^Keep or reject"))
+    expect(chart).to_have_count(1, timeout=RUN_MS)
     # and a swipe on a touch screen cannot zoom it: it has no drag mode, and no double click undoes one
-    layout = page.locator(".js-plotly-plot").first.evaluate("el => el.layout")
+    # (Streamlit's element, which the image role names, comes before plotly has laid the chart out)
+    page.wait_for_function("() => document.querySelector('[role=img][aria-label^=\"Keep or reject\"] "
+                           ".js-plotly-plot')?.layout?.xaxis !== undefined", timeout=RUN_MS)
+    layout = chart.locator(".js-plotly-plot").evaluate("el => el.layout")
     assert layout["dragmode"] is False and layout["xaxis"]["fixedrange"] and layout["yaxis"]["fixedrange"]
 
 
