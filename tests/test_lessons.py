@@ -534,6 +534,8 @@ def test_speedup_and_position_charts():
     assert [r["γ"] for r in chart.rows] == list(range(1, 9))
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
+    assert chart.alt.endswith("However large γ is, tokens per pass stay below 1/(1 − α) = 5.00.")  # 1 / 0.2
+    assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
     assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
 
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
