@@ -818,7 +818,8 @@ def test_every_bar_is_named_on_a_phone(new_context):
         at_step(page, k, timeout=FIRST_LOAD_MS)
         plots = page.locator('[data-testid="stMain"] .js-plotly-plot')
         expect(plots).to_have_count(charts, timeout=RUN_MS)
-        plots.last.locator(".xtick").first.wait_for()
+        for i in range(charts):  # every chart laid out, so that each has the layout the script reads
+            plots.nth(i).locator(".xtick").first.wait_for()
         axes = page.evaluate(_BAR_NAMES)
         assert axes and all(drawn == named for _, named, drawn in axes), (k, axes)
     no_exception(page)
