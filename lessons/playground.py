@@ -117,8 +117,10 @@ def same_text_note(temperature: float, same: bool) -> str:
     if temperature == 0:
         verdict = "it is" if same else ("it is not, here: two tokens scored so nearly alike that "
                                         "rounding tipped the choice")
-        return ("At temperature 0 nothing is drawn at random, so every drafter, noise and γ writes the "
-                f"text Nimbus-large writes alone, token for token: checked against it, {verdict}.")
+        return ("At temperature 0 the target's p puts all its weight on its own top token, so "
+                "whatever the draft guesses (with noise, even its guesses are random), every token that "
+                "stands is Nimbus-large's choice: every drafter, noise and γ writes the text "
+                f"Nimbus-large writes alone, token for token. Checked against it, {verdict}.")
     return ("A new drafter, noise or γ changes the random draws, not the distribution they come "
-            "from; at temperature 0, where nothing is random, every setting writes Nimbus-large's own "
-            "text, token for token.")
+            "from; at temperature 0, where p puts all its weight on one token, every setting writes "
+            "Nimbus-large's own text, token for token.")

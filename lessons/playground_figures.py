@@ -38,7 +38,8 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
     if here:
         for row, h, k in zip(rows, here, g):
             row.update({"check cost (steps)": round(verify[k], 3), MEASURED: round(h, 3)})
-    ceiling = (f" However large γ is, tokens per pass stay below 1/(1 − α) = {1 / (1 - alpha):.2f}."
+    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
+               f"{1 / (1 - alpha):.2f}."
                if alpha < 1 else "")
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
                                                  gamma_now) + ceiling)

@@ -79,25 +79,33 @@ def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, flo
     return best_gamma(row.alpha, row.cost_ratio, verify)
 
 
-def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4) -> str:
-    """What a drafter's α allows: the most that any γ and any draft cost can buy, and the α
-    that would make γ drafts a round twice as fast as the target alone at this cost, with the
-    check priced at one step."""
-    text = ("**What α allows.** A round of γ drafts writes 1 + α + … + α^γ tokens per target pass "
+def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
+                 sweep: bool = True) -> str:
+    """What a drafter's α allows by the closed form, where every check is an independent coin:
+    the most tokens per pass any γ can buy, and the α that would make γ drafts a round twice as
+    fast as the target alone at this cost, with the check priced at one step. Real keeps come in
+    runs, which the closed form misses; `sweep`: the page shows the γ sweep that measures it."""
+    text = ("**What α allows.** If every check were an independent coin that comes up \"keep\" "
+            "with chance α, a round of γ drafts would write 1 + α + … + α^γ tokens per target pass "
             "on average")
     if alpha < 1:
-        text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}) no setting "
-                 f"makes generation more than {1 / (1 - alpha):.2f} times as fast as Nimbus-large alone, "
-                 "even with free drafts and a check that costs one step.")
+        most = 1 / (1 - alpha)
+        text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}), "
+                 f"{most:.2f} tokens, so at most {most:.2f} times as fast as Nimbus-large alone even "
+                 "with free drafts and a one-step check. Real keeps come in runs, so long rounds can "
+                 "keep a little more"
+                 + (" (compare the γ sweep's measured tokens per pass below with its closed form)"
+                    if sweep else "")
+                 + ", though each extra draft also costs a step.")
     else:
         text += "."
     needed = alpha_for_speedup(2.0, gamma, cost_ratio)
-    setting = f"at γ = {gamma}, with drafts at c = {cost_ratio:.3f} and the same one-step check"
+    setting = f"at γ = {gamma} (drafts at c = {cost_ratio:.3f}, a one-step check)"
     if needed is None:
-        return text + f" No α could make it twice as fast {setting}."
+        return text + f" By the closed form, no α could double the speed {setting}."
     if needed <= alpha:
-        return text + f" Its α makes it twice as fast {setting}."
-    return text + f" To make it twice as fast {setting}, a drafter would need α ≈ {needed:.2f}."
+        return text + f" By the closed form, its α doubles the speed {setting}."
+    return text + f" By the closed form, doubling the speed {setting} would take α ≈ {needed:.2f}."
 
 
 # a checking pass within this of one step is taken as costing one step

@@ -737,7 +737,7 @@ def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
     # the chart's title stands above it as a heading, for screen readers
     assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
     greedy = page("playground", temperature="0")
-    assert any(c.value.endswith("checked against it, it is.") for c in greedy.caption)
+    assert any(c.value.endswith("Checked against it, it is.") for c in greedy.caption)
 
 
 @pytest.mark.parametrize("name, seed", [("thread", "434343"), ("playground", "434343")])

@@ -106,9 +106,8 @@ def drafter_family() -> bool:
         "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
         "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
         "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
-        "and the closed form's independent coins miss that, so the greedy rows of the speed table can "
-        "write more tokens per pass than even this rate predicts.")
-    st.markdown(ceiling_text(alpha, best.cost_ratio, drafter))
+        "which the closed form's independent coins miss.")
+    st.markdown(ceiling_text(alpha, best.cost_ratio, drafter, sweep=bool(load("gamma_sweep.json"))))
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds, so they move from run to run, and the charts below, measured in "
@@ -152,9 +151,7 @@ def render() -> None:
         st.info("No measurements yet: run `make bench` to fill this page.")
     st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
                 "them all. When the draft agrees with the target often, that one pass buys several "
-                "tokens; when it does not, the round still yields one token, drawn from the target's "
-                "distribution, but it has paid "
-                "for the drafts and the check, so a poor drafter (early-exit-4 above) makes generation "
-                "slower. The distribution "
-                f"of the output never changes (at temperature 0 not even the tokens do, unless "
+                "tokens; when it does not, the round still yields one token, the correction, but it has "
+                "paid for the drafts and the check, so a poor drafter (early-exit-4 above) makes "
+                "generation slower. The distribution of the output never changes (at temperature 0 not even the tokens do, unless "
                 f"{ROUNDING_TIE}); only the number of expensive steps does.")
