@@ -5,7 +5,8 @@ A presentation clicker sends Page Down and Page Up, which in instructor mode sho
 the walkthrough: a projector's short screen holds only part of a step in large type, and a
 clicker has no other key to scroll with, so Page Down first reads on through the step a screen
 at a time, and turns the step as → does once the step's buttons are in view; Page Up reads back
-to the step's first line, then turns back as ← does. On a page with a box to type in, Esc must
+to the step's first line, then turns back as ← does. On the other pages the two keys read on and
+back through the page a screen at a time (the page's own scrolling needs a click in it first). On a page with a box to type in, Esc must
 leave instructor mode only when no box has the key (there Esc belongs to the box: it closes a
 list or drops what was typed); and after a click on a switch of the sidebar (instructor mode,
 predict first, or leaving instructor mode, which hands the focus to its switch), → and ← must
@@ -68,9 +69,22 @@ _SCRIPT = """<script>
     if (seen <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
+    // a screen's move ends at the top of an element, a paragraph or a list's item where one lies
+    // in its last three quarters, so that no line is left half under the header
+    // (and no more of what comes before it than the gap between them)
+    const gapAbove = el => {{
+      const before = el.previousElementSibling;
+      const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
+      return Math.min(16, Math.max(0, gap));
+    }};
+    const tops = [...parts, ...main.querySelectorAll('[data-testid="stMarkdownContainer"] :is(p, li)')]
+      .filter(el => el.getBoundingClientRect().height > 0)
+      .map(el => el.getBoundingClientRect().top - top - gapAbove(el))
+      .filter(d => d >= 0.25 * screen && d <= screen);
+    const step = tops.length ? Math.max(...tops) : screen;
     // the first element cut off at the bottom comes up to the top, so a chart is seen whole,
-    // with its heading when one is right above it; lifting what is already in view skips
-    // nothing; anything else moves by at most 85 % of the view
+    // with its heading when one is right above it, where it fits the view; lifting what is
+    // already in view skips nothing; anything else moves by at most 85 % of the view
     const cut = parts.findIndex(el => {{
       const r = el.getBoundingClientRect();
       return r.top > top + 1 && r.bottom > bottom;
@@ -79,7 +93,19 @@ _SCRIPT = """<script>
     const first = heading && heading.getBoundingClientRect().top > top + 1 ? heading : parts[cut];
     const at = first ? first.getBoundingClientRect().top : Infinity;
     const lift = at - top - 16;
-    return Math.min(lift >= 0.25 * screen ? lift : screen, at < bottom ? lift : screen, below);
+    const fits = cut >= 0 && parts[cut].getBoundingClientRect().bottom - at <= bottom - top - 16;
+    return Math.min(at < bottom && fits && lift >= 8 ? lift : step, below);
+  }};
+  // on a page without the step's buttons, a clicker's key reads on or back through the page
+  const endless = {{getBoundingClientRect: () => ({{top: Infinity, bottom: Infinity}})}};
+  const pageBy = way => {{
+    const main = scroller();
+    if (!main) return 0;
+    if (way > 0) return readOn(1, endless);
+    const header = document.querySelector('[data-testid="stHeader"]');
+    const top = header ? header.getBoundingClientRect().bottom : 0;
+    const bottom = Math.min(window.innerHeight, main.getBoundingClientRect().bottom);
+    return -Math.min(0.85 * (bottom - top), main.scrollTop);
   }};
   // a step turned by a key: until the new step is drawn down to its buttons, and for a moment
   // after the press, further presses are let go, so that a press made twice turns one step
@@ -122,7 +148,12 @@ _SCRIPT = """<script>
     if (turning()) return e.preventDefault();
     const way = window.keysReadThrough[e.key] || 0;
     const found = drawn(name);
-    if (found.length ? !button(name) && !readOn(way, found[0]) : !window.keysStepTop) return;
+    if (!found.length && !window.keysStepTop) {{
+      const by = way && pageBy(way);
+      if (by) {{ e.preventDefault(); scroller().scrollBy(0, by); }}
+      return;
+    }}
+    if (found.length && !button(name) && !readOn(way, found[0])) return;
     e.preventDefault();
     const until = Date.now() + 5000;
     const attempt = () => {{

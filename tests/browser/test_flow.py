@@ -640,6 +640,42 @@ def test_a_clicker_press_before_next_is_drawn_waits_for_it(page: Page):
     at_step(page, 2)
 
 
+_SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+
+
+def test_a_clicker_reads_through_a_page_without_steps(page: Page):
+    """On a page with no Next and Back (So what), a clicker's Page Down reads on through the page
+    in instructor mode, each press by at most the view's height, without a click in the page
+    first; once at the end it stays there; and Page Up reads back to the top."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/so_what?present=1")
+    expect(button(page, "Leave instructor mode")).to_be_visible(timeout=FIRST_LOAD_MS)
+    expect(page.get_by_role("heading", name="The drafter family")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    view = page.evaluate("() => window.innerHeight - document.querySelector('[data-testid=\"stHeader\"]')"
+                         ".getBoundingClientRect().bottom")
+    tops = [page.evaluate(_SCROLLED)]
+    assert tops == [0]
+    for _ in range(40):
+        page.keyboard.press("PageDown")
+        page.wait_for_timeout(400)
+        tops.append(page.evaluate(_SCROLLED))
+        if tops[-1] == tops[-2]:
+            break
+    steps = [b - a for a, b in zip(tops, tops[1:])]
+    assert len(steps) >= 4 and all(0 < d <= view for d in steps[:-1]) and steps[-1] == 0, tops
+    # the last press found nothing more below: the page's last element is in view
+    last = page.evaluate("() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"] "
+                         "[data-testid=\"stElementContainer\"]')].map(el => el.getBoundingClientRect().bottom))")
+    assert last <= page.viewport_size["height"], (tops, last)
+    for _ in range(len(tops)):
+        page.keyboard.press("PageUp")
+        page.wait_for_timeout(300)
+    assert page.evaluate(_SCROLLED) == 0
+    no_exception(page)
+
+
 # the type sizes of a chart's tick labels and legend entries, in pixels as drawn
 _TEXT_SIZES = """key => [...document.querySelectorAll(`.st-key-${key} .xtick text, .st-key-${key} .legendtext`)]
   .map(t => parseFloat(getComputedStyle(t).fontSize))"""
