@@ -40,7 +40,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
             row.update({"check cost (steps)": round(verify[k], 3), MEASURED: round(h, 3)})
     ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
                f"{1 / (1 - alpha):.2f}."
-               if alpha < 1 else "")
+               if 0 < alpha < 1 else "")  # no draft kept: exactly 1; every draft kept: no bound
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
                                                  gamma_now) + ceiling)
 

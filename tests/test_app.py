@@ -223,6 +223,16 @@ def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
     assert takeaway.startswith("Because nothing was rejected,") and "for free" in takeaway
 
 
+def test_a_correction_takes_the_rejected_guess_s_place_in_the_sentence():
+    """The worked example keeps two guesses and rejects the third: from step 4 the sentence reads
+    on from the struck guess to its correction, and the guess never checked comes after both."""
+    at = page("walkthrough", step="4")
+    no_exception(at)
+    (sentence,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
+    order = [sentence.index(f'title="{how}"') for how in ("kept", "rejected", "correction", "never checked")]
+    assert order == sorted(order), order
+
+
 def test_step_5_says_when_chance_hides_a_shortcuts_error():
     """With the early exit, seed 16's decided position has beta about 0.005: resampling from p is
     then nearly exact, and its simulated distance can beat the rule's. The page says why; with

@@ -540,6 +540,7 @@ def test_speedup_and_position_charts():
     assert chart.alt.endswith("However large γ is, the closed form keeps tokens per pass below "
                              "1/(1 − α) = 5.00.")  # 1 / 0.2
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
+    assert "1/(1 − α)" not in playground_figures.speedup_chart(0.0, 0.1, 4).alt  # none kept: exactly 1
     assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
 
     # a checking pass that costs more as γ grows moves the peak to a smaller γ

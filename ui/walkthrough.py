@@ -81,17 +81,24 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
         elif i < len(checks):
             strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
+            if at_step >= 4:  # the correction takes the rejected guess's place in the text
+                pieces.append(_last_token(sc))
         else:
             # pale and outlined, as in step 3's chart: no coin was flipped, so nothing is struck
             pale = f"color:#555;background:{UNCHECKED_FILL};outline:1px dashed {UNCHECKED_LINE};border-bottom:none;"
             pieces.append(chip(sc.label(t), style=pale, title="never checked", spoken="never checked"))
-    if at_step >= 4:
-        color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
-        # the token and its note on one line: apart, "← correction" reads as a word of the text
-        # (the chip's own break-spaces let a line end right after it, so it is nowrap here too)
-        token = chip(sc.label(sc.record.last_token), color, title=how, style="white-space:nowrap")
-        pieces.append(f'<span style="white-space:nowrap">{token}&nbsp;<small>← {how}</small></span>')
+    if at_step >= 4 and sc.record.bonus:
+        pieces.append(_last_token(sc))
     return " ".join(pieces)
+
+
+def _last_token(sc: Scenario) -> str:
+    """The round's last token, the correction or the bonus, with its note."""
+    color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
+    # the token and its note on one line: apart, "← correction" reads as a word of the text
+    # (the chip's own break-spaces let a line end right after it, so it is nowrap here too)
+    token = chip(sc.label(sc.record.last_token), color, title=how, style="white-space:nowrap")
+    return f'<span style="white-space:nowrap">{token}&nbsp;<small>← {how}</small></span>'
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
