@@ -1027,8 +1027,15 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     for _ in range(2):
         (races,) = [df.value for df in at.dataframe if "race" in df.value.columns]
         assert list(races["race"]) == [2, 1] and list(races["temperature"]) == [1.0, 0.0]
-        assert list(races["tokens"]) == [8, 8] and races["same text"].iloc[1] == "yes"
+        assert list(races["tokens"]) == ["8", "8"] and races["same text"].iloc[1] == "yes"
         at.slider(key="gamma").set_value(2).run()
+
+
+def test_a_race_whose_text_ended_early_keeps_its_tokens_setting_in_the_table():
+    lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
+    race = ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane)
+    assert ui.race.written(race) == "3 of 160"
+    assert ui.race.written(replace(race, tokens=3)) == "3"
 
 
 def slow_lane(monkeypatch, method: str) -> None:
