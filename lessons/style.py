@@ -14,13 +14,16 @@ U_COLOR = "#000000"  # the coin flip u: black
 # a draft never checked (after a rejection): pale, with a grey outline, in a chart and as a chip
 UNCHECKED_FILL, UNCHECKED_LINE = "#f0f0f0", "#b0b0b0"
 
-# the colour of a token is the colour of the distribution it was finally drawn from
+# the colour of a token is the colour of the distribution it was finally drawn from; beside the
+# pair's text, Nimbus-large's own (every token from p) is neutral, so that the bonus tokens
+# stand out against it rather than looking like all of it
+TARGET_ALONE_COLOR = "#8C8C8C"
 ORIGIN_COLORS = {"accepted": OVERLAP_COLOR, "correction": RESIDUAL_COLOR, "bonus": P_COLOR,
-                 "target": P_COLOR}
+                 "target": TARGET_ALONE_COLOR}
 ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from the residual)",
                  "bonus": "bonus (from p)", "target": "Nimbus-large alone (from p)"}
 # and its underline, so that colour is not the only cue: solid, dashed or double
-ORIGIN_LINES = {"accepted": "solid", "correction": "dashed", "bonus": "double", "target": "double"}
+ORIGIN_LINES = {"accepted": "solid", "correction": "dashed", "bonus": "double", "target": "dotted"}
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 # chart text (ticks, axis and panel titles): Streamlit's chart theme greys it to 3.7:1 against
 # white, under the 4.5:1 small text needs; this reaches 7.6:1

@@ -748,6 +748,8 @@ def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
     assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
     greedy = page("playground", temperature="0")
     assert any(c.value.endswith("Checked against it, it is.") for c in greedy.caption)
+    # top-p changes nothing at temperature 0, so it cannot be moved there
+    assert greedy.slider(key="top_p").disabled and not clean.slider(key="top_p").disabled
 
 
 @pytest.mark.parametrize("name, seed", [("thread", "434343"), ("playground", "434343")])

@@ -19,7 +19,7 @@ from lessons.playground import same_text_note, short_rounds_note, steady_alpha_n
 import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import Q_COLOR, U_COLOR, visible
+from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, visible
 from lessons.wording import coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, significant
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
@@ -962,6 +962,13 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     raised = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
     assert "Here noise raises α" in raised and "(its output layer covers 8,192 of the 49,152 tokens)" in raised
     assert "output layer" not in steady_alpha_note(0.2, 0.1, 1.0, "early-exit-4", 49152, 49152, 48)
+
+
+def test_every_way_a_token_comes_has_its_own_colour_and_underline():
+    """In the race's key, a bonus token and Nimbus-large's own text look different, in colour
+    and without it."""
+    assert len(set(ORIGIN_COLORS.values())) == len(ORIGIN_COLORS)
+    assert len(set(ORIGIN_LINES.values())) == len(ORIGIN_LINES)
 
 
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():

@@ -84,7 +84,7 @@ def controls() -> None:
     c1, c2 = st.columns(2, vertical_alignment="bottom")
     c1.slider("γ, drafted tokens per round", key="gamma", **settings.limits("gamma"),
               help=settings.HELP["gamma"])
-    c2.slider("Top-p", key="top_p", **settings.limits("top_p"), help=settings.HELP["top_p"])
+    settings.top_p_slider(c2)
     settings.prompt_box()
 
 

@@ -195,7 +195,7 @@ def render() -> None:
                    "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
     c3.slider("Temperature", key="temperature", **settings.limits("temperature"),
               help=settings.HELP["temperature"])
-    c4.slider("Top-p", key="top_p", **settings.limits("top_p"), help=settings.HELP["top_p"])
+    settings.top_p_slider(c4)
     c5.slider("Tokens", key="tokens", **settings.limits("tokens"),
               help="How many tokens each side writes, unless Nimbus-large ends the text sooner")
     settings.save_race()

@@ -52,7 +52,8 @@ HELP = {
              "probability, and the rule compares the reshaped p and q. A draft outside "
              "Nimbus-large's set has p = 0 and is always rejected: a low top-p raises α where both "
              "sets hold the same top tokens, and lowers it where they do not. "
-             "The guarantee is then about Nimbus-large with the same temperature and top-p.",
+             "The guarantee is then about Nimbus-large with the same temperature and top-p. At "
+             "temperature 0 each model takes its top token whatever top-p is, so it is switched off.",
 }
 
 
@@ -151,3 +152,10 @@ def prompt_box() -> None:
     if was:
         st.warning(cut_message("prompt", was, MAX_PROMPT_CHARS, len(st.session_state.prompt)),
                    icon=":material/content_cut:")
+
+
+def top_p_slider(where) -> None:
+    """The top-p slider in `where` (a column), switched off at temperature 0, where it changes
+    nothing: the temperature's slider must come first."""
+    where.slider("Top-p", key="top_p", **limits("top_p"), help=HELP["top_p"],
+                 disabled=st.session_state.get("temperature") == 0)
