@@ -40,6 +40,10 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 [data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p { font-size: 1.1rem; }
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
 [data-testid="stTextArea"] textarea, [data-baseweb="select"] { font-size: 1.1rem; }
+/* the focus the last step's question takes is for a keyboard reader, not for the class: on the
+   projector neither its ring nor the heading's link shows */
+#step-question:focus { outline: none; }
+#step-question:focus [data-testid="stHeaderActionElements"] { display: none; }
 </style>
 """
 
