@@ -92,12 +92,18 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
             f"{'that one kept draft' if k == 1 else f'{k} kept drafts'}")
 
 
+# the run's measured α and the fixed text's this far apart are worth a sentence of their own
+FAR_APART = 0.2
+
+
 def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, head: int,
-                      vocabulary: int, tokens: int) -> str:
+                      vocabulary: int, tokens: int, measured: float | None = None,
+                      checks: int = 0) -> str:
     """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
     drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
-    uniform blend gives every token some."""
+    uniform blend gives every token some. Where the run's own α (`measured`, over `checks`
+    checks) is far from it, that the two texts differ."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {tokens} tokens Nimbus-large wrote alone from this prompt at "
@@ -108,6 +114,10 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
                  if head < vocabulary else "")
         note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "
                  f"gives little or no probability{reach}, and the uniform blend gives every token some.")
+    if measured is not None and checks and abs(measured - alpha) > FAR_APART:
+        note += (f" Here the two are far apart ({measured:.2f} over this run's {checks} checks against "
+                 f"{alpha:.2f}): this run wrote another text than Nimbus-large's own, and how often a "
+                 "drafter guesses right depends on the text it guesses in.")
     return note
 
 

@@ -971,6 +971,14 @@ def test_every_way_a_token_comes_has_its_own_colour_and_underline():
     assert len(set(ORIGIN_LINES.values())) == len(ORIGIN_LINES)
 
 
+def test_the_steady_alpha_note_says_when_the_runs_own_alpha_is_far_from_it():
+    near = steady_alpha_note(0.45, 0.45, 0.0, "Nimbus-mini", 8192, 49152, 48, measured=0.40, checks=30)
+    far = steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 48, measured=0.04, checks=46)
+    assert "far apart" not in near
+    assert "far apart (0.04 over this run's 46 checks against 0.53)" in far
+    assert "far apart" not in steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 48)
+
+
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():
     assert same_text_note(0.0, True).endswith("Checked against it, it is.")
     assert "rounding tipped the choice" in same_text_note(0.0, False)

@@ -124,8 +124,10 @@ def _token_chip(text: str, origin: str, last: bool) -> str:
     if not text:
         return chip("", color, title=f"{kind}: part of the character the next token completes",
                     visible_space=False, line=line, style="display:inline-block;width:0.5em;padding:1px 0")
+    # no padding at the sides: the 2 px between two chips of one word stay narrower than the
+    # space a word's first token carries, so the words still read as words ("troublesh" "oot")
     return (chip(_line_ends_shown(marked_unseen(text)), color, title=kind, visible_space=False, line=line,
-                 style="white-space:pre") + "<br>" * text.count("\n"))
+                 style="white-space:pre;padding:1px 0") + "<br>" * text.count("\n"))
 
 
 _COUNTED = {"accepted": ("kept draft", "kept drafts"), "correction": ("correction", "corrections"),

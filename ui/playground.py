@@ -149,7 +149,8 @@ def render() -> None:
     notes = [same_text_note(s.temperature, list(written.ids) == list(own[start:]))]
     if steady is not None:
         notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
-                                          drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start))
+                                          drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start,
+                                          summary.alpha, sum(summary.checked)))
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))
