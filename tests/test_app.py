@@ -286,6 +286,8 @@ def test_the_seed_in_the_link_reproduces_the_draws():
     assert "u = " in " ".join(first.caption.values)  # the caption lists the coin flips
     assert draws(first) == draws(second)
     assert draws(first) != draws(other)
+    # the box turns red past its limit without saying it: its help says it
+    assert "from 0 to 2,147,483,647" in first.number_input(key="seed").help
 
 
 def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():

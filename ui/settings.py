@@ -127,7 +127,8 @@ def sidebar(drafter: bool = True) -> None:
                               "a drafter; Nimbus-mini is the small model trained to imitate "
                               "Nimbus-large")
         st.number_input("Seed", key="seed", **limits("seed"),
-                        help="Same seed, same draws: share the link to show the same round")
+                        help=f"Same seed, same draws: share the link to show the same round. A whole "
+                             f"number from 0 to {MAX_SEED:,}")
         st.toggle("Instructor mode", key="present",
                   help="Large type, wide layout, controls tucked away; Esc leaves it. In the walkthrough "
                        "→ and ← turn the steps; a presentation clicker reads through each step, then "
