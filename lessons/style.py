@@ -22,7 +22,7 @@ ORIGIN_COLORS = {"accepted": OVERLAP_COLOR, "correction": RESIDUAL_COLOR, "bonus
                  "target": TARGET_ALONE_COLOR}
 ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from the residual)",
                  "bonus": "bonus (from p)", "target": "Nimbus-large alone (from p)"}
-# and its underline, so that colour is not the only cue: solid, dashed or double
+# and its underline, so that colour is not the only cue: solid, dashed, double or dotted
 ORIGIN_LINES = {"accepted": "solid", "correction": "dashed", "bonus": "double", "target": "dotted"}
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 # chart text (ticks, axis and panel titles): Streamlit's chart theme greys it to 3.7:1 against
