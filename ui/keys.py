@@ -5,12 +5,12 @@ A presentation clicker sends Page Down and Page Up, which in instructor mode sho
 the walkthrough: a projector's short screen holds only part of a step in large type, and a
 clicker has no other key to scroll with, so Page Down first reads on through the step a screen
 at a time, and turns the step as → does once the step's buttons are in view; Page Up reads back
-to the step's first line, then turns back as ← does. On the other pages the two keys read on and
-back through the page a screen at a time (the page's own scrolling needs a click in it first). On a page with a box to type in, Esc must
-leave instructor mode only when no box has the key (there Esc belongs to the box: it closes a
-list or drops what was typed); and after a click on a switch of the sidebar (instructor mode,
-predict first, or leaving instructor mode, which hands the focus to its switch), → and ← must
-still turn the step.
+to the step's first line, then turns back as ← does. On the other pages the two keys read on
+and back through the page a screen at a time (the page's own scrolling needs a click in it
+first). On a page with a box to type in, Esc must leave instructor mode only when no box has the
+key (there Esc belongs to the box: it closes a list or drops what was typed); and after a click
+on a switch of the sidebar (instructor mode, predict first, or leaving instructor mode, which
+hands the focus to its switch), → and ← must still turn the step.
 A key pressed while the walkthrough is still being drawn (its buttons come after the step's
 charts) waits a moment for its button, rather than being lost."""
 from __future__ import annotations
@@ -46,45 +46,53 @@ _SCRIPT = """<script>
   const button = name => drawn(name).find(b => !b.disabled);
   const scroller = () => document.querySelector('[data-testid="stMain"]');
   const stepTop = () => window.keysStepTop && document.querySelector(window.keysStepTop);
-  // how far to scroll before the key may press its button (0: press it): down until `anchor`
-  // (the button) is in view, up until the step's first line is; never past anything unseen
-  const readOn = (way, anchor) => {{
+  // the main area's view: the header's bottom, the view's bottom, and a screen's move (85 %)
+  const view = () => {{
     const main = scroller();
-    if (!way || !main) return 0;
     const header = document.querySelector('[data-testid="stHeader"]');
     const top = header ? header.getBoundingClientRect().bottom : 0;
     const bottom = Math.min(window.innerHeight, main.getBoundingClientRect().bottom);
-    const screen = 0.85 * (bottom - top);
+    return {{main, top, bottom, screen: 0.85 * (bottom - top)}};
+  }};
+  // how far a screen's move down (way 1) or up (-1) goes: it ends with the top of an element, a
+  // paragraph or a list's item under the header (and no more of what comes before it than the
+  // gap between them), the furthest such end in the move's last three quarters, so that no line
+  // is left half under the header; a whole screen where there is none
+  const gapAbove = el => {{
+    const before = el.previousElementSibling;
+    const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
+    return Math.min(16, Math.max(0, gap));
+  }};
+  const screenMove = (way, {{main, top, screen}}) => {{
+    const ends = [...main.querySelectorAll('[data-testid="stElementContainer"], '
+                                           + '[data-testid="stMarkdownContainer"] :is(p, li)')]
+      .filter(el => el.getBoundingClientRect().height > 0)
+      .map(el => way * (el.getBoundingClientRect().top - top - gapAbove(el)))
+      .filter(d => d >= 0.25 * screen && d <= screen);
+    return way * (ends.length ? Math.max(...ends) : screen);
+  }};
+  // how far to scroll before the key may press its button (0: press it): down until `anchor`
+  // (the button) is in view, up until the step's first line is; never past anything unseen
+  const readOn = (way, anchor) => {{
+    if (!way || !scroller()) return 0;
+    const seen = view(), {{main, top, bottom, screen}} = seen;
     if (way < 0) {{
       const start = stepTop();
       const hidden = start ? top - start.getBoundingClientRect().top : 0;
-      return hidden > 0 ? -Math.min(screen, hidden + 16) : 0;
+      return hidden <= 0 ? 0 : hidden + 16 <= screen ? -(hidden + 16) : screenMove(-1, seen);
     }}
     // done once all above the button has been seen (the button itself may still be below);
     // nor can the view pass the page's end
     const parts = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
       .filter(el => el.getBoundingClientRect().height > 0);
     const box = anchor.getBoundingClientRect();
-    const seen = Math.max(top, ...parts.map(el => el.getBoundingClientRect().bottom).filter(b => b <= box.top + 1));
-    if (seen <= bottom) return 0;
+    const read = Math.max(top, ...parts.map(el => el.getBoundingClientRect().bottom).filter(b => b <= box.top + 1));
+    if (read <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
-    // a screen's move ends at the top of an element, a paragraph or a list's item where one lies
-    // in its last three quarters, so that no line is left half under the header
-    // (and no more of what comes before it than the gap between them)
-    const gapAbove = el => {{
-      const before = el.previousElementSibling;
-      const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
-      return Math.min(16, Math.max(0, gap));
-    }};
-    const tops = [...parts, ...main.querySelectorAll('[data-testid="stMarkdownContainer"] :is(p, li)')]
-      .filter(el => el.getBoundingClientRect().height > 0)
-      .map(el => el.getBoundingClientRect().top - top - gapAbove(el))
-      .filter(d => d >= 0.25 * screen && d <= screen);
-    const step = tops.length ? Math.max(...tops) : screen;
     // the first element cut off at the bottom comes up to the top, so a chart is seen whole,
     // with its heading when one is right above it, where it fits the view; lifting what is
-    // already in view skips nothing; anything else moves by at most 85 % of the view
+    // already in view skips nothing; anything else moves by a screen
     const cut = parts.findIndex(el => {{
       const r = el.getBoundingClientRect();
       return r.top > top + 1 && r.bottom > bottom;
@@ -94,18 +102,15 @@ _SCRIPT = """<script>
     const at = first ? first.getBoundingClientRect().top : Infinity;
     const lift = at - top - 16;
     const fits = cut >= 0 && parts[cut].getBoundingClientRect().bottom - at <= bottom - top - 16;
-    return Math.min(at < bottom && fits && lift >= 8 ? lift : step, below);
+    return Math.min(at < bottom && fits && lift >= 8 ? lift : screenMove(1, seen), below);
   }};
   // on a page without the step's buttons, a clicker's key reads on or back through the page
   const endless = {{getBoundingClientRect: () => ({{top: Infinity, bottom: Infinity}})}};
   const pageBy = way => {{
-    const main = scroller();
-    if (!main) return 0;
+    if (!scroller()) return 0;
     if (way > 0) return readOn(1, endless);
-    const header = document.querySelector('[data-testid="stHeader"]');
-    const top = header ? header.getBoundingClientRect().bottom : 0;
-    const bottom = Math.min(window.innerHeight, main.getBoundingClientRect().bottom);
-    return -Math.min(0.85 * (bottom - top), main.scrollTop);
+    const seen = view(), scrolled = seen.main.scrollTop;
+    return scrolled <= seen.screen ? -scrolled : screenMove(-1, seen);
   }};
   // a step turned by a key: until the new step is drawn down to its buttons, and for a moment
   // after the press, further presses are let go, so that a press made twice turns one step
