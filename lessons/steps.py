@@ -31,6 +31,11 @@ class Step:
     # a round whose guesses were all kept, where the question and text above would ask about
     # what did not happen: (question, body), or None where they fit every round
     all_kept: tuple[str, str] | None = None
+    all_kept_title: str | None = None  # the title for such a round, where it differs
+
+    def title_for(self, sc: Scenario) -> str:
+        """The step's title for this round."""
+        return self.all_kept_title if self.all_kept_title and sc.record.bonus else self.title
 
     def text(self, sc: Scenario) -> tuple[str, str]:
         """(question, body) for this round, with its number of guesses (four, or fewer where the
@@ -250,7 +255,7 @@ STEPS = (
          "a distribution **r**. Only tokens the draft under-offered have any weight "
          f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
-         "token.", _correct_takeaway,
+         "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
                    f"All {GUESSES} guesses of this round were kept, so there is nothing to correct. The "
                    "pass that checked them also gave Nimbus-large's **p** for the slot after the last "

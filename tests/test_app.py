@@ -221,6 +221,9 @@ def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
     assert 'title="bonus"' in sentence and "← bonus" in sentence and "correction" not in sentence
     (takeaway,) = at.success.values
     assert takeaway.startswith("Because nothing was rejected,") and "for free" in takeaway
+    # the step's title says so too, where another round's says "Correct"
+    assert any(m.value.startswith("**Step 4 of 5** · A bonus instead of a correction") for m in at.markdown)
+    assert any(m.value.startswith("**Step 4 of 5** · Correct<") for m in page("walkthrough", step="4").markdown)
 
 
 def test_a_correction_takes_the_rejected_guess_s_place_in_the_sentence():

@@ -103,8 +103,9 @@ def _last_token(sc: Scenario) -> str:
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     # the tab names the step, for a reader with many tabs and for a screen reader's page title
-    st.set_page_config(page_title=frame.tab_title(f"Step {number} of {LAST}: {step(number).title}"))
-    st.markdown(f"**Step {number} of {LAST}** · {step(number).title}"
+    title = step(number).title_for(sc)
+    st.set_page_config(page_title=frame.tab_title(f"Step {number} of {LAST}: {title}"))
+    st.markdown(f"**Step {number} of {LAST}** · {title}"
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
