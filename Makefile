@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-MODEL := $(or $(NIMBUS_MODEL_CACHE),.models)/nimbus-large/model.safetensors
+MODEL := $(or $(NIMBUS_MODEL_CACHE),.models)/nimbus-large/model.safetensors.sha256
 GGUF := SmolLM2-135M-Instruct.Q4_1.gguf
 PORT ?= 8501
 

@@ -23,6 +23,7 @@ from torch import nn
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 from .catalog import DRAFTER_CONFIG, DRAFTER_WEIGHTS
+from .digests import check_digest, file_digest
 
 
 def _shrunk_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
@@ -114,7 +115,8 @@ class NimbusMini(Drafter):
         folder.mkdir(parents=True, exist_ok=True)
         state = {k: v.half() if v.is_floating_point() else v for k, v in self.trainable_state().items()}
         save_file(state, str(folder / DRAFTER_WEIGHTS), metadata={"format": "pt"})
-        config = {"llama": self.config.to_dict(), "reduced_vocab": len(self.vocab_map), **card}
+        config = {"llama": self.config.to_dict(), "reduced_vocab": len(self.vocab_map), **card,
+                  "sha256": file_digest(folder / DRAFTER_WEIGHTS)}
         (folder / DRAFTER_CONFIG).write_text(json.dumps(config, indent=2, default=str))
 
 
@@ -141,6 +143,7 @@ def load_nimbus_mini(folder: Path, target) -> NimbusMini:
     meta = json.loads((folder / DRAFTER_CONFIG).read_text())
     config = LlamaConfig(**meta["llama"])
     config.quantization_config = None
+    check_digest(folder / DRAFTER_WEIGHTS, meta.get("sha256"))
     state = load_file(str(folder / DRAFTER_WEIGHTS))
     mini = NimbusMini(config, state["lm_head.vocab_map"], target.model.embed_tokens)
     state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}

@@ -9,8 +9,17 @@ import shutil
 from pathlib import Path
 
 from .catalog import ROOT, SETUP_COMMAND, ModelFileError
+from .digests import check_digest, file_digest
 
 CONVERTED_MB = 520  # the float32 safetensors copy of Nimbus-large
+WEIGHTS = "model.safetensors"
+DIGEST = "model.safetensors.sha256"  # beside the weights: their SHA-256 when they were written
+
+
+def check_weights(dest: Path) -> None:
+    """A ValueError unless the converted copy in `dest` holds the weights it was written with."""
+    digest = dest / DIGEST
+    check_digest(dest / WEIGHTS, digest.read_text().strip() if digest.is_file() else None)
 
 
 def check_writable(cache: Path) -> None:
@@ -18,14 +27,17 @@ def check_writable(cache: Path) -> None:
     try:
         cache.mkdir(parents=True, exist_ok=True)
         usable = os.access(cache, os.W_OK | os.X_OK)
+    except FileExistsError:
+        usable, why = False, "it is a file, not a folder"
     except OSError as err:
         usable, why = False, err.strerror
     else:
         why = "not writable"
     if not usable:
         raise ModelFileError(f"The model cache {cache} cannot hold the converted target ({why}). "
-                             "Point `NIMBUS_MODEL_CACHE` at a folder you can write, or unset it to "
-                             f"use {ROOT / '.models'}.")
+                             "Point `NIMBUS_MODEL_CACHE` at a folder you can write (for example "
+                             "`export NIMBUS_MODEL_CACHE=$HOME/nimbus-models`) and start the app "
+                             f"again, or unset it to use {ROOT / '.models'}.")
 
 
 def save_whole(model, tokenizer, dest: Path) -> None:
@@ -36,6 +48,8 @@ def save_whole(model, tokenizer, dest: Path) -> None:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
+        if (tmp / WEIGHTS).is_file():
+            (tmp / DIGEST).write_text(file_digest(tmp / WEIGHTS))
     except Exception as err:  # safetensors reports a full disk as its own error type
         shutil.rmtree(tmp, ignore_errors=True)  # a partial copy would only take more space
         if not _disk_full(err):
@@ -46,7 +60,11 @@ def save_whole(model, tokenizer, dest: Path) -> None:
             f"or set `NIMBUS_MODEL_CACHE` to a folder on a disk with room, then run: `{SETUP_COMMAND}`"
         ) from err
     shutil.rmtree(dest, ignore_errors=True)
-    os.replace(tmp, dest)
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _remove_abandoned(dest: Path) -> None:

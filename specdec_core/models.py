@@ -24,7 +24,7 @@ from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, 
 from .cpu_linear import (CALIBRATED_ROWS, choose_row_products, pack_weights, use_cpu_kernels,
                          use_half_weights)
 from .drafters import EarlyExitDrafter, load_nimbus_mini
-from .model_cache import check_writable, save_whole
+from .model_cache import WEIGHTS, check_weights, check_writable, save_whole
 from .warping import probabilities
 
 
@@ -129,11 +129,15 @@ def _read_target(dest: Path):
     and made again, once, when unreadable: the copy is derived data."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if dest.exists() and not dest.is_dir():
+        raise ModelFileError(f"{dest} is a file, where the folder of the converted target belongs. "
+                             f"Remove it and rebuild: `rm {dest} && {SETUP_COMMAND}`")
     for attempt in range(2):
-        if not (dest / "model.safetensors").is_file():
+        if not (dest / WEIGHTS).is_file():
             check_writable(MODEL_CACHE)
             _convert_gguf(dest)
         try:
+            check_weights(dest)
             tokenizer = AutoTokenizer.from_pretrained(dest)
             model, info = AutoModelForCausalLM.from_pretrained(
                 dest, dtype=torch.float32, use_safetensors=True, output_loading_info=True)

@@ -141,14 +141,16 @@ def copy_cache_without_weights(tmp_path):
     return dest
 
 
-def damage_inside(path: Path, offset: int, size: int) -> None:
-    """Overwrite `size` bytes of a file at `offset` with 0xFF: in float32 or float16, NaN."""
+def damage_inside(path: Path, offset: int, size: int, byte: bytes = b"\xff") -> None:
+    """Overwrite `size` bytes of a file at `offset` with `byte`: 0xFF is NaN in float32 or
+    float16; zeros are finite numbers, which only the recorded SHA-256 tells from the weights."""
     with open(path, "r+b") as f:
         f.seek(offset)
-        f.write(b"\xff" * size)
+        f.write(byte * size)
 
 
-@pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors", "config"])
+@pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors", "zeros inside", "config",
+                                    "no recorded digest"])
 def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage):
     """Garbage in .models/nimbus-large/model.safetensors, a good header over damaged tensors,
     or a config that does not fit the weights (both of which load): load_target converts the
@@ -163,9 +165,13 @@ def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage)
         (dest / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 20}))
     else:
         shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
-        damage_inside(weights, weights.stat().st_size // 2, 4096)
+        if damage == "no recorded digest":  # a copy written before digests, or one that lost it
+            (dest / model_cache.DIGEST).unlink()
+        else:
+            damage_inside(weights, weights.stat().st_size // 2, 4096, b"\0" if damage == "zeros inside" else b"\xff")
     monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
     model, tokenizer = load_target("cpu")
+    model_cache.check_weights(dest)  # the rebuilt copy records its own digest
     assert (dest / "model.safetensors").stat().st_size > 100_000_000
     assert sorted(p.name for p in dest.parent.iterdir()) == ["nimbus-large"]  # no tmp left
     ids = tokenizer(PHRASE, add_special_tokens=False)["input_ids"]
@@ -230,11 +236,29 @@ def test_an_abandoned_half_copy_is_removed(tmp_path):
     assert len(list((tmp_path / "nimbus-large").iterdir())) == 2
 
 
-@pytest.mark.parametrize("cache", ["under a file", "/proc/nimbus-cache"])
+def test_a_file_where_the_converted_copy_belongs_names_the_fix(monkeypatch, tmp_path):
+    """A file named nimbus-large in the cache is not taken for the copy, nor overwritten: the
+    error names it and the command that clears it, before any conversion."""
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "nimbus-large").write_text("x")
+    monkeypatch.setattr(models, "MODEL_CACHE", tmp_path / "cache")
+    monkeypatch.setattr(models, "_convert_gguf", lambda dest: pytest.fail("converted anyway"))
+    with pytest.raises(ModelFileError, match=r"nimbus-large is a file, .*`rm .*nimbus-large && make setup`"):
+        load_target("cpu")
+
+
+def test_a_copy_that_cannot_take_its_place_leaves_no_half_copy(tmp_path):
+    (tmp_path / "nimbus-large").write_text("x")  # os.replace cannot put a folder over a file
+    with pytest.raises(OSError):
+        model_cache.save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nimbus-large"]
+
+
+@pytest.mark.parametrize("cache", ["under a file", "a file", "/proc/nimbus-cache"])
 def test_an_unusable_model_cache_says_so_before_converting(monkeypatch, tmp_path, cache):
-    if cache == "under a file":
+    if cache in ("under a file", "a file"):
         (tmp_path / "file").write_text("x")
-        cache = tmp_path / "file" / "cache"
+        cache = tmp_path / "file" / "cache" if cache == "under a file" else tmp_path / "file"
     monkeypatch.setattr(models, "MODEL_CACHE", Path(cache))
     monkeypatch.setattr(models, "_convert_gguf", lambda dest: pytest.fail("converted anyway"))
     with pytest.raises(ModelFileError, match=r"model cache .* cannot hold the converted target .*"
@@ -301,14 +325,14 @@ def test_saved_drafter_loads_from_assets(pair, fake_assets):
     assert torch.isfinite(scores[:, :2000]).all() and torch.isneginf(scores[:, 2000:]).all()
 
 
-@pytest.mark.parametrize("damage", ["weights", "inside its tensors", "config", "missing"])
+@pytest.mark.parametrize("damage", ["weights", "inside its tensors", "zeros inside", "config", "missing"])
 def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
     folder = fake_assets / "nimbus-mini"
     if damage == "weights":
         (folder / "model.safetensors").write_bytes(b"garbage" * 1000)
-    elif damage == "inside its tensors":
+    elif damage in ("inside its tensors", "zeros inside"):
         weights = folder / "model.safetensors"
-        damage_inside(weights, weights.stat().st_size // 2, 4096)
+        damage_inside(weights, weights.stat().st_size // 2, 4096, b"\0" if damage == "zeros inside" else b"\xff")
     elif damage == "config":
         (folder / "config.json").write_text("{not json")
     else:
