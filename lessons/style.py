@@ -44,6 +44,18 @@ def marked_unseen(text: str) -> str:
     return "◌" + shown if shown and unicodedata.combining(shown[0]) else shown
 
 
+# the characters that reorder the text around them (embeddings, overrides, isolates): in someone's
+# own text they could show a message, or a prompt in a shared link, reversed
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def bidi_controls_shown(text: str) -> str:
+    """`text` with each character that reorders the text around it written as its code point,
+    ⟨U+202E⟩, as `marked_unseen` writes it; everything else (a joiner inside an emoji, say)
+    as it is."""
+    return "".join(f"⟨U+{ord(c):04X}⟩" if c in _BIDI_CONTROLS else c for c in text)
+
+
 def visible(text: str) -> str:
     """A token's text with everything in it visible: spaces as '␣', newlines as '↵', tabs as
     '⇥', and other characters that print nothing as in `marked_unseen`; nothing at all as '∅'."""

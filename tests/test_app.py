@@ -1163,6 +1163,9 @@ def test_someones_own_text_keeps_its_lines_and_its_direction():
     body = plain_text("مرحبا، أين فاتورتي؟\r\n\n  Order 12")
     assert "\n" not in body and body.count("&#10;") == 2  # one HTML block, the blank line kept
     assert 'dir="auto"' in body and "white-space:pre-wrap" in body and "&#10;  Order 12<" in body
+    # a character that reverses what follows it shows as itself; a joiner inside an emoji stays
+    reversed = plain_text("\u202eHi, my export failed 👩\u200d💻")
+    assert "\u202e" not in reversed and ">⟨U+202E⟩Hi, my export failed 👩\u200d💻<" in reversed
 
 
 def test_the_colour_key_reads_as_words():

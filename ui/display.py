@@ -9,7 +9,8 @@ from typing import Callable, Iterator, TypeVar
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
-from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, marked_unseen, token_label, visible
+from lessons.style import (ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, bidi_controls_shown, marked_unseen,
+                           token_label, visible)
 
 from .shared_stream import SharedStream
 
@@ -153,8 +154,10 @@ def plain_text(text: str) -> str:
     at its left edge with its punctuation there. A line break is written as a character
     reference: a blank line would end the HTML block, and markdown would take what follows; so
     is a colon, which Streamlit reads before markdown does, as the start of an icon such as
-    ":material/home:"."""
-    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;").replace(":", "&#58;")
+    ":material/home:". A character that would reorder the text around it shows as its code
+    point (`bidi_controls_shown`): a link could otherwise show a whole class a message reversed."""
+    kept = html.escape(bidi_controls_shown(text.replace("\r\n", "\n")))
+    kept = kept.replace("\n", "&#10;").replace(":", "&#58;")
     return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
 
 
