@@ -338,6 +338,9 @@ def test_a_link_sets_the_sliders_to_values_they_can_show():
 TAMPERED = [
     ("walkthrough", "step", "99", 1),
     ("walkthrough", "step", "\u0663", 1),  # an Arabic-Indic 3, which Python's int() would read
+    ("walkthrough", "step", "0_3", 1),  # digits grouped as Python reads them
+    ("walkthrough", "step", " 3", 1),
+    ("playground", "temperature", "0_5", 1.0),
     ("walkthrough", "draws", "5000", 10_000),  # not one the slider offers
     ("playground", "temperature", "\uff10.5", 1.0),  # a full-width 0
     ("walkthrough", "seed", "abc", DEFAULT_SEED),
