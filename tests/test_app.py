@@ -370,6 +370,20 @@ TAMPERED = [
 ]
 
 
+def test_a_setting_the_link_repeats_says_which_value_counts():
+    """Only the last of a repeated parameter counts, and the page says which it ignored, whether
+    or not the last is good."""
+    for values, shown in ((["2", "3"], 3), (["2", "9"], 1)):
+        at = page("walkthrough", run=False)
+        at.query_params["step"] = values
+        at.run()
+        no_exception(at)
+        assert step_shown(at) == shown
+        warnings = [w.value for w in at.warning]
+        assert "The link sets `step` more than once, and only the last counts: ignored `step=2`." in warnings
+        assert any(w.startswith("Ignored `step=9`") for w in warnings) == (shown == 1)
+
+
 @pytest.mark.parametrize("name", ["race", "walkthrough"])
 def test_a_setting_no_page_has_leaves_the_link_with_a_message(name):
     """A misspelt parameter would ride along in every link unread; Streamlit's own stay."""

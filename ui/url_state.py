@@ -196,6 +196,7 @@ def load(params: list[Param]) -> list[str]:
             continue
         value = p.default
         if raw is not None:
+            problems.extend(_repeated(p.name))
             try:
                 value = p.parse(raw)
             except (ValueError, TypeError, OverflowError):
@@ -203,6 +204,15 @@ def load(params: list[Param]) -> list[str]:
                                 f"{p.rule}. Using {_default_text(p.default)} instead.")
         st.session_state[p.name] = value
     return problems
+
+
+def _repeated(name: str) -> list[str]:
+    """A message where the link names `name` more than once: only the last value counts."""
+    others = st.query_params.get_all(name)[:-1]
+    if not others:
+        return []
+    dropped = ", ".join(f"`{name}={_shown(v)}`" for v in others)
+    return [f"The link sets `{name}` more than once, and only the last counts: ignored {dropped}."]
 
 
 # parameters Streamlit itself reads from a link
