@@ -352,7 +352,6 @@ TAMPERED = [
     ("playground", "temperature", "0.001", 1.0),  # in range, but no slider shows it
     ("playground", "top_p", "0.123", 1.0),
     ("race", "tokens", "9", 48),
-    ("playground", "prompt", "x" * 5000, DEFAULT_PROMPT),
     ("race", "stop", "2", 0.0),
     ("walkthrough", "seed", str(2**31), DEFAULT_SEED),  # one above the largest seed
     ("walkthrough", "step", "0", 1),
@@ -361,7 +360,6 @@ TAMPERED = [
     ("playground", "prompt", "  ", DEFAULT_PROMPT),  # blank
     ("playground", "noise", "1.5", 0.0),
     ("playground", "noise", "0.33", 0.0),  # in range, but no slider shows it
-    ("thread", "message", "x" * 301, lessons.thread.QUESTIONS[0]),  # over the page's limit
     ("thread", "message", " ", lessons.thread.QUESTIONS[0]),
     ("thread", "message", "\n\t\n", lessons.thread.QUESTIONS[0]),  # line ends and a tab only
     ("playground", "prompt", "\r\n", DEFAULT_PROMPT),
@@ -1246,6 +1244,13 @@ def test_a_prompt_over_the_limit_is_cut_with_a_message(name):
     assert at.query_params["prompt"] == kept
     at.text_area(key="prompt").input("Where is my invoice?").run()  # the message goes with the cut
     assert not at.warning and at.session_state["prompt"] == "Where is my invoice?"
+    # a link with a longer prompt is cut the same way, not thrown away
+    linked = page(name, prompt="Where is my invoice? " * 30)
+    no_exception(linked)
+    assert linked.session_state["prompt"] == kept
+    assert [w.value for w in linked.warning] == [
+        f"The prompt in the link had 630 characters, more than the {MAX_PROMPT_CHARS} this page takes, "
+        f"so it keeps the first {len(kept)} characters."]
 
 
 def test_markdown_in_a_token_is_shown_as_written():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.scenario import WALKTHROUGH_PROMPT
-from lessons.thread import MAX_QUESTION, QUESTIONS
+from lessons.thread import QUESTIONS, fit_question
 from lessons.wording import cut_message
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import clip_prompt
@@ -32,10 +32,10 @@ PLAYGROUND = [
     float_param("noise", 0.0, 0.0, 1.0, 0.05),
     float_param("temperature", 1.0, 0.0, 2.0, 0.1),
     float_param("top_p", 1.0, 0.05, 1.0, 0.05),
-    text_param("prompt", DEFAULT_PROMPT, MAX_PROMPT_CHARS),
+    text_param("prompt", DEFAULT_PROMPT, lambda text: fit_prompt(text, "prompt in the link")),
 ]
 RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
-THREAD = [text_param("message", QUESTIONS[0], MAX_QUESTION)]
+THREAD = [text_param("message", QUESTIONS[0], fit_question)]
 EVERY_PAGE = SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD
 
 __all__ = ["show_problems"]  # url_state's, which every page calls through this module
@@ -136,11 +136,17 @@ def sidebar(drafter: bool = True) -> None:
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")
 
 
+def fit_prompt(text: str, what: str = "prompt") -> tuple[str, str | None]:
+    """The prompt as the page takes it, and what to tell the reader where it had to be cut."""
+    if len(text) <= MAX_PROMPT_CHARS:
+        return text, None
+    clipped = clip_prompt(text, MAX_PROMPT_CHARS)
+    return clipped, cut_message(what, len(text), MAX_PROMPT_CHARS, len(clipped))
+
+
 def _fit_prompt() -> None:
     s = st.session_state
-    if len(s.prompt) > MAX_PROMPT_CHARS:
-        s.prompt_was = len(s.prompt)
-        s.prompt = clip_prompt(s.prompt, MAX_PROMPT_CHARS)
+    s.prompt, s.prompt_cut = fit_prompt(s.prompt)
 
 
 def prompt_box() -> None:
@@ -149,10 +155,9 @@ def prompt_box() -> None:
     st.text_area("Prompt", key="prompt", height=80, on_change=_fit_prompt,
                  help=f"At most {MAX_PROMPT_CHARS} characters: a longer text is cut to fit. Both "
                       "models learned from English text and write other languages poorly.")
-    was = st.session_state.pop("prompt_was", None)
-    if was:
-        st.warning(cut_message("prompt", was, MAX_PROMPT_CHARS, len(st.session_state.prompt)),
-                   icon=":material/content_cut:")
+    cut = st.session_state.pop("prompt_cut", None)
+    if cut:
+        st.warning(cut, icon=":material/content_cut:")
 
 
 def top_p_slider(where) -> None:

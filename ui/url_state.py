@@ -38,6 +38,8 @@ class Param:
     parse: Callable[[str], Any]  # raises ValueError for a bad value
     rule: str  # what a good value looks like, for the message
     limits: dict | None = None  # a number's min_value, max_value and step, for its widget
+    # a text's value as the page takes it, and what to tell the reader where it had to be cut
+    fit: Callable[[str], tuple[str, str | None]] | None = None
 
 
 def _on_grid(value: float, lo: float, hi: float, step: float) -> bool:
@@ -108,12 +110,13 @@ def bool_param(name: str, default: bool = False) -> Param:
     return Param(name, default, parse, "on or off (1 or 0)")
 
 
-def text_param(name: str, default: str, max_chars: int) -> Param:
+def text_param(name: str, default: str, fit: Callable[[str], tuple[str, str | None]]) -> Param:
+    """Text that is not blank, which `fit` cuts to the page's limit as its box cuts a paste."""
     def parse(raw: str) -> str:
-        if is_blank(raw) or len(raw) > max_chars:
+        if is_blank(raw):
             raise ValueError
         return raw
-    return Param(name, default, parse, f"non-empty text of at most {max_chars} characters")
+    return Param(name, default, parse, "text that is not blank", fit=fit)
 
 
 def _shown(value: Any) -> str:
@@ -202,6 +205,9 @@ def load(params: list[Param]) -> list[str]:
             except (ValueError, TypeError, OverflowError):
                 problems.append(f"Ignored `{p.name}={_shown(raw)}` from the link: it must be "
                                 f"{p.rule}. Using {_default_text(p.default)} instead.")
+            else:
+                value, cut = p.fit(value) if p.fit else (value, None)
+                problems.extend([cut] if cut else [])
         st.session_state[p.name] = value
     return problems
 
