@@ -111,8 +111,8 @@ def residual_distribution(p, q) -> tuple[np.ndarray, float]:
 
     When Z == 0 (p <= q everywhere; both sum to 1, so p == q) a rejection cannot happen; the
     function then returns (p, 0.0) so that it is total and a caller that samples from it still
-    draws from the target. Any Z > 0, however small, is divided by: the residual then holds only tokens with
-    p > q, so a rejected draft (which has p < q) is never its own correction.
+    draws from the target. Any Z > 0, however small, is divided by: the residual then holds
+    only tokens with p > q, so a rejected draft (which has p < q) is never its own correction.
     """
     p = np.asarray(p, dtype=np.float64)
     leftover = np.maximum(0.0, p - np.asarray(q, dtype=np.float64))
