@@ -98,12 +98,13 @@ FAR_APART = 0.2
 
 def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, head: int,
                       vocabulary: int, tokens: int, measured: float | None = None,
-                      checks: int = 0) -> str:
+                      checks: int = 0, same_text: bool = False) -> str:
     """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
     drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
     uniform blend gives every token some. Where the run's own α (`measured`, over `checks`
-    checks) is far from it, that the two texts differ."""
+    checks) is far from it, why: the two texts differ, or (`same_text`, at temperature 0) the
+    run checked only some of the text's positions, one coin flip each."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {tokens} tokens Nimbus-large wrote alone from this prompt at "
@@ -115,9 +116,12 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
         note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "
                  f"gives little or no probability{reach}, and the uniform blend gives every token some.")
     if measured is not None and checks and abs(measured - alpha) > FAR_APART:
-        note += (f" Here the two are far apart ({measured:.2f} over this run's {checks} checks against "
-                 f"{alpha:.2f}): this run wrote another text than Nimbus-large's own, and how often a "
-                 "drafter guesses right depends on the text it guesses in.")
+        why = ("this run counts only the positions it checked (none after a rejection), one coin "
+               "flip each, where the figure above weighs every position by its chance β" if same_text
+               else "this run wrote another text than Nimbus-large's own, and how often a drafter "
+               "guesses right depends on the text it guesses in, and on the luck of a few checks")
+        note += (f" Here the two are far apart ({measured:.2f} over this run's {checks} checks "
+                 f"against {alpha:.2f}): {why}.")
     return note
 
 

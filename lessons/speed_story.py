@@ -88,15 +88,15 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
     text = ("**What α allows.** If every check were an independent coin that comes up \"keep\" "
             "with chance α, a round of γ drafts would write 1 + α + … + α^γ tokens per target pass "
             "on average")
-    if alpha < 1:
+    if 0 < alpha < 1:  # none kept: exactly one token a pass; every one kept: no bound
         most = 1 / (1 - alpha)
         text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}), "
-                 f"{most:.2f} tokens, so at most {most:.2f} times as fast as Nimbus-large alone even "
-                 "with free drafts and a one-step check. Real keeps come in runs, so long rounds can "
-                 "keep a little more"
+                 f"{most:.2f} tokens, and so, by that count, at most {most:.2f} times as fast as "
+                 "Nimbus-large alone even with free drafts and a one-step check. Real keeps come in "
+                 "runs, so long rounds can keep a little more"
                  + (" (compare the γ sweep's measured tokens per pass below with its closed form)"
                     if sweep else "")
-                 + ", though each extra draft also costs a step.")
+                 + ", though each extra draft also costs a draft step.")
     else:
         text += "."
     needed = alpha_for_speedup(2.0, gamma, cost_ratio)

@@ -34,26 +34,24 @@ _WHITESPACE = {" ": "␣", "\n": "↵", "\t": "⇥"}
 _UNSEEN = ("Zs", "Zl", "Zp", "Cc", "Cf")  # spaces, line ends, control and format characters
 
 
+def code_point(c: str) -> str:
+    """A character as its code point, ⟨U+2001⟩: how the app writes one that prints nothing."""
+    return f"⟨U+{ord(c):04X}⟩"
+
+
 def marked_unseen(text: str) -> str:
     """`text` with every character that prints nothing, other than a plain space, a newline or
     a tab (another space such as U+2001, a zero-width or a direction character, a control
     character), written as its code point, ⟨U+2001⟩; and a combining mark that opens it set on
     a dotted circle, ◌́. Without this, a token made of such characters is an empty box."""
-    shown = "".join(f"⟨U+{ord(c):04X}⟩" if unicodedata.category(c) in _UNSEEN and c not in _WHITESPACE
+    shown = "".join(code_point(c) if unicodedata.category(c) in _UNSEEN and c not in _WHITESPACE
                     else c for c in text)
     return "◌" + shown if shown and unicodedata.combining(shown[0]) else shown
 
 
 # the characters that reorder the text around them (embeddings, overrides, isolates): in someone's
 # own text they could show a message, or a prompt in a shared link, reversed
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def bidi_controls_shown(text: str) -> str:
-    """`text` with each character that reorders the text around it written as its code point,
-    ⟨U+202E⟩, as `marked_unseen` writes it; everything else (a joiner inside an emoji, say)
-    as it is."""
-    return "".join(f"⟨U+{ord(c):04X}⟩" if c in _BIDI_CONTROLS else c for c in text)
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def visible(text: str) -> str:

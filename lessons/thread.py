@@ -6,9 +6,9 @@ from typing import Iterator
 
 from specdec_core.distill.prompts import SUPPORT_SYSTEM
 from specdec_core.engine import Stats, stream
-from specdec_core.inputs import clip_prompt, is_blank
+from specdec_core.inputs import is_blank
 
-from .wording import cut_message
+from .wording import fit_text
 from .written import pass_by_pass
 
 QUESTIONS = (
@@ -46,13 +46,10 @@ def chat_ids(tokenizer, question: str) -> list[int]:
             + tokenizer(after, add_special_tokens=False)["input_ids"])
 
 
-def fit_question(text: str) -> tuple[str, str | None]:
+def fit_question(text: str, what: str = "message") -> tuple[str, str | None]:
     """The message as the page uses it, and what to tell the reader when it had to be cut:
     after a whole word, as the prompt boxes cut a long paste."""
-    if len(text) <= MAX_QUESTION:
-        return text, None
-    clipped = clip_prompt(text, MAX_QUESTION)
-    return clipped, cut_message("message", len(text), MAX_QUESTION, len(clipped))
+    return fit_text(text, MAX_QUESTION, what)
 
 
 def reply_passes(pair, question: str, seed: int, gamma: int = REPLY_GAMMA) -> Iterator[Reply]:

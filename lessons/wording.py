@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from specdec_core.inputs import clip_prompt
+
 # why greedy decoding may still differ between two ways of writing the same text
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
 
@@ -12,6 +14,15 @@ def cut_message(what: str, had: int, limit: int, kept: int) -> str:
     """What to tell the reader when a paste was cut to a page's limit."""
     return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
             f"the first {kept} characters.")
+
+
+def fit_text(text: str, limit: int, what: str) -> tuple[str, str | None]:
+    """Someone's text as a page with this limit takes it, cut after a whole word
+    (`clip_prompt`), and what to tell the reader (`cut_message`) where it had to be cut."""
+    if len(text) <= limit:
+        return text, None
+    clipped = clip_prompt(text, limit)
+    return clipped, cut_message(what, len(text), limit, len(clipped))
 
 
 def prob_text(x: float) -> str:

@@ -48,8 +48,7 @@ def save_whole(model, tokenizer, dest: Path) -> None:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        if (tmp / WEIGHTS).is_file():
-            (tmp / DIGEST).write_text(file_digest(tmp / WEIGHTS))
+        (tmp / DIGEST).write_text(file_digest(tmp / WEIGHTS))  # weights in one file, as loaded
     except Exception as err:  # safetensors reports a full disk as its own error type
         shutil.rmtree(tmp, ignore_errors=True)  # a partial copy would only take more space
         if not _disk_full(err):

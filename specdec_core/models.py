@@ -202,8 +202,9 @@ def _restore(name: str) -> str:
 
 
 def _check_finite(model):
-    """A file damaged inside its tensors still loads; its NaN or infinite weights give it away
-    (random bytes hold such values in one float32 in 256, one float16 in 32)."""
+    """A guard behind the digests (specdec_core/digests.py), which catch a file damaged after it
+    was written: weights that were written as NaN or infinite numbers (a conversion or a training
+    run gone wrong) load, and would make every distribution NaN."""
     if not all(torch.isfinite(w).all() for w in model.parameters()):
         raise ValueError("some weights are not finite numbers: the file is damaged")
     return model

@@ -40,7 +40,7 @@ from specdec_core.quality import best_gamma, drafter_table
 from specdec_core.sampling import speculative_round
 from lessons.style import ORIGIN_COLORS, visible
 from ui.display import chip, colored_text, origin_legend, plain_markdown, plain_text
-from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS
+from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
@@ -1056,8 +1056,8 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
 def test_a_race_whose_text_ended_early_keeps_its_tokens_setting_in_the_table():
     lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     race = ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane)
-    assert ui.race.written(race) == "3 of 160"
-    assert ui.race.written(replace(race, tokens=3)) == "3"
+    assert ui.race.tokens_cell(race) == "3 of 160"
+    assert ui.race.tokens_cell(replace(race, tokens=3)) == "3"
 
 
 def slow_lane(monkeypatch, method: str) -> None:
@@ -1180,7 +1180,8 @@ def test_someones_own_text_keeps_its_lines_and_its_direction():
     assert 'dir="auto"' in body and "white-space:pre-wrap" in body and "&#10;  Order 12<" in body
     # a character that reverses what follows it shows as itself; a joiner inside an emoji stays
     reversed = plain_text("\u202eHi, my export failed 👩\u200d💻")
-    assert "\u202e" not in reversed and ">⟨U+202E⟩Hi, my export failed 👩\u200d💻<" in reversed
+    assert "\u202e" not in reversed
+    assert '<span dir="ltr">⟨U+202E⟩</span>Hi, my export failed 👩\u200d💻<' in reversed
 
 
 def test_the_colour_key_reads_as_words():
@@ -1244,7 +1245,11 @@ def test_a_prompt_over_the_limit_is_cut_with_a_message(name):
     assert at.query_params["prompt"] == kept
     at.text_area(key="prompt").input("Where is my invoice?").run()  # the message goes with the cut
     assert not at.warning and at.session_state["prompt"] == "Where is my invoice?"
-    # a link with a longer prompt is cut the same way, not thrown away
+    # a link with a longer prompt or message is cut the same way, not thrown away
+    (message,) = THREAD
+    cut, said = message.fit("Where is my invoice? " * 20)
+    assert len(cut) <= lessons.thread.MAX_QUESTION and ("Where is my invoice? " * 20).startswith(cut + " ")
+    assert said.startswith("The message in the link had 420 characters")
     linked = page(name, prompt="Where is my invoice? " * 30)
     no_exception(linked)
     assert linked.session_state["prompt"] == kept

@@ -474,7 +474,8 @@ def test_monte_carlo_chart(rejected):
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
     text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
     assert "If every check were an independent coin" in text  # a bound of the closed form only
-    assert "at α = 0.428 (nimbus-mini), 1.75 tokens, so at most 1.75 times as fast" in text  # 1 / 0.572
+    assert "at α = 0.428 (nimbus-mini), 1.75 tokens, and so, by that count, at most 1.75 times" in text
+    assert "1/(1 − α)" not in speed_story.ceiling_text(0.0, 0.1, "w")  # none kept: one token a pass
     assert "compare the γ sweep's measured tokens per pass" in text  # real keeps come in runs
     needed = alpha_for_speedup(2.0, 4, 0.093)
     assert 0.68 < needed < 0.70 and text.endswith(f"would take α ≈ {needed:.2f}.")
@@ -977,6 +978,11 @@ def test_the_steady_alpha_note_says_when_the_runs_own_alpha_is_far_from_it():
     assert "far apart" not in near
     assert "far apart (0.04 over this run's 46 checks against 0.53)" in far
     assert "far apart" not in steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 48)
+    assert "another text" in far
+    # at temperature 0 the run writes that very text: the difference is in what it counts
+    same = steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 48, measured=0.2, checks=20,
+                             same_text=True)
+    assert "another text" not in same and "only the positions it checked" in same
 
 
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():

@@ -18,6 +18,7 @@ from transformers import DynamicCache
 
 from specdec_core import catalog, model_cache, models
 from specdec_core.catalog import DRAFTER_WEIGHTS, ModelFileError
+from specdec_core.digests import file_digest
 from specdec_core.drafters import NimbusMini, init_from_target
 from specdec_core.engine import generate
 from specdec_core.models import load_drafter, load_pair, load_target
@@ -152,9 +153,10 @@ def damage_inside(path: Path, offset: int, size: int, byte: bytes = b"\xff") -> 
 @pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors", "zeros inside", "config",
                                     "no recorded digest"])
 def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage):
-    """Garbage in .models/nimbus-large/model.safetensors, a good header over damaged tensors,
-    or a config that does not fit the weights (both of which load): load_target converts the
-    GGUF again (~15 s) and returns the same model as the good copy."""
+    """Garbage in .models/nimbus-large/model.safetensors, a good header over damaged tensors
+    (NaN, or zeros, which load as finite numbers), a config that does not fit the weights, or no
+    recorded digest: load_target converts the GGUF again (~15 s) and returns the same model as
+    the good copy."""
     dest = copy_cache_without_weights(tmp_path)
     weights = dest / "model.safetensors"
     if damage == "not safetensors":
@@ -223,6 +225,12 @@ class _Saves:
         (Path(folder) / f"{id(self)}.json").write_text("{}")
 
 
+class _SavesWeights(_Saves):
+    def save_pretrained(self, folder):
+        super().save_pretrained(folder)
+        (Path(folder) / model_cache.WEIGHTS).write_bytes(b"weights")
+
+
 def test_an_abandoned_half_copy_is_removed(tmp_path):
     """A conversion killed mid-save leaves nimbus-large.tmp<pid>; the next save removes it,
     but not the copy of a conversion whose process still runs."""
@@ -231,9 +239,10 @@ def test_an_abandoned_half_copy_is_removed(tmp_path):
     (tmp_path / f"nimbus-large.tmp{dead.pid}").mkdir()
     running = tmp_path / f"nimbus-large.tmp{os.getppid()}"
     running.mkdir()
-    model_cache.save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
+    model_cache.save_whole(_SavesWeights(), _Saves(), tmp_path / "nimbus-large")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nimbus-large", running.name]
-    assert len(list((tmp_path / "nimbus-large").iterdir())) == 2
+    assert len(list((tmp_path / "nimbus-large").iterdir())) == 4  # two savers', weights, digest
+    model_cache.check_weights(tmp_path / "nimbus-large")
 
 
 def test_a_file_where_the_converted_copy_belongs_names_the_fix(monkeypatch, tmp_path):
@@ -250,7 +259,7 @@ def test_a_file_where_the_converted_copy_belongs_names_the_fix(monkeypatch, tmp_
 def test_a_copy_that_cannot_take_its_place_leaves_no_half_copy(tmp_path):
     (tmp_path / "nimbus-large").write_text("x")  # os.replace cannot put a folder over a file
     with pytest.raises(OSError):
-        model_cache.save_whole(_Saves(), _Saves(), tmp_path / "nimbus-large")
+        model_cache.save_whole(_SavesWeights(), _Saves(), tmp_path / "nimbus-large")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nimbus-large"]
 
 
@@ -325,14 +334,18 @@ def test_saved_drafter_loads_from_assets(pair, fake_assets):
     assert torch.isfinite(scores[:, :2000]).all() and torch.isneginf(scores[:, 2000:]).all()
 
 
-@pytest.mark.parametrize("damage", ["weights", "inside its tensors", "zeros inside", "config", "missing"])
+@pytest.mark.parametrize("damage", ["weights", "inside its tensors", "zeros inside", "written as NaN",
+                                    "config", "missing"])
 def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
     folder = fake_assets / "nimbus-mini"
     if damage == "weights":
         (folder / "model.safetensors").write_bytes(b"garbage" * 1000)
-    elif damage in ("inside its tensors", "zeros inside"):
+    elif damage in ("inside its tensors", "zeros inside", "written as NaN"):
         weights = folder / "model.safetensors"
         damage_inside(weights, weights.stat().st_size // 2, 4096, b"\0" if damage == "zeros inside" else b"\xff")
+        if damage == "written as NaN":  # its digest recorded after: only the finite check finds it
+            config = json.loads((folder / "config.json").read_text())
+            (folder / "config.json").write_text(json.dumps({**config, "sha256": file_digest(weights)}))
     elif damage == "config":
         (folder / "config.json").write_text("{not json")
     else:

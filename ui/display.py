@@ -9,8 +9,8 @@ from typing import Callable, Iterator, TypeVar
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
-from lessons.style import (ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, bidi_controls_shown, marked_unseen,
-                           token_label, visible)
+from lessons.style import (BIDI_CONTROLS, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, code_point,
+                           marked_unseen, token_label, visible)
 
 from .shared_stream import SharedStream
 
@@ -155,9 +155,10 @@ def plain_text(text: str) -> str:
     reference: a blank line would end the HTML block, and markdown would take what follows; so
     is a colon, which Streamlit reads before markdown does, as the start of an icon such as
     ":material/home:". A character that would reorder the text around it shows as its code
-    point (`bidi_controls_shown`): a link could otherwise show a whole class a message reversed."""
-    kept = html.escape(bidi_controls_shown(text.replace("\r\n", "\n")))
-    kept = kept.replace("\n", "&#10;").replace(":", "&#58;")
+    point, ⟨U+202E⟩ (a link could otherwise show a whole class a message reversed), set left to
+    right on its own so that its Latin letter does not decide the direction of the text."""
+    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;").replace(":", "&#58;")
+    kept = "".join(f'<span dir="ltr">{code_point(c)}</span>' if c in BIDI_CONTROLS else c for c in kept)
     return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
 
 

@@ -20,7 +20,8 @@ import json
 LEAVE = "Leave instructor mode"
 # a clicker's forward and back, where a page has these buttons (the walkthrough)
 CLICKER = {"PageDown": "Next", "PageUp": "Back"}
-# the keys that read through a step before they press their button: down, or back up
+# the keys that read through a step before they press their button, and through a page without
+# such buttons: down, or back up
 READ_THROUGH = {"PageDown": 1, "PageUp": -1}
 # the walkthrough's shortcuts, which Streamlit ignores while a switch (a checkbox) has the focus
 ON_SWITCHES = {"ArrowRight": "Next", "ArrowLeft": "Back"}
@@ -55,17 +56,17 @@ _SCRIPT = """<script>
     return {{main, top, bottom, screen: 0.85 * (bottom - top)}};
   }};
   // how far a screen's move down (way 1) or up (-1) goes: it ends with the top of an element, a
-  // paragraph or a list's item under the header (and no more of what comes before it than the
-  // gap between them), the furthest such end in the move's last three quarters, so that no line
-  // is left half under the header; a whole screen where there is none
+  // paragraph, a list's item or a table's row under the header (and no more of what comes before
+  // it than the gap between them), the furthest such end in the move's last three quarters, so
+  // that no line is left half under the header; a whole screen where there is none
   const gapAbove = el => {{
     const before = el.previousElementSibling;
     const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
     return Math.min(16, Math.max(0, gap));
   }};
   const screenMove = (way, {{main, top, screen}}) => {{
-    const ends = [...main.querySelectorAll('[data-testid="stElementContainer"], '
-                                           + '[data-testid="stMarkdownContainer"] :is(p, li)')]
+    const ends = [...main.querySelectorAll('[data-testid="stElementContainer"], tr, '
+                                           + '[data-testid="stMarkdownContainer"] :is(p, li):not(td *, th *)')]
       .filter(el => el.getBoundingClientRect().height > 0)
       .map(el => way * (el.getBoundingClientRect().top - top - gapAbove(el)))
       .filter(d => d >= 0.25 * screen && d <= screen);
@@ -191,8 +192,9 @@ def script(keys: dict[str, str], step_top: str | None = None) -> str:
     box has the key, or a slider Page Up or Page Down; and, in either mode, each key of
     ON_SWITCHES does the same from a switch. A key of READ_THROUGH first scrolls the main area
     a screen at a time: down until its button is in view, or up until the element `step_top`
-    (a CSS selector) is. `step_top` also says that the page draws those buttons, so a key
-    pressed before its button is drawn waits up to five seconds for it. For `st.html` with
+    (a CSS selector) is; on a page without its button, it only scrolls, to either end of the
+    page. `step_top` also says that the page draws those buttons, so a key pressed before its
+    button is drawn waits up to five seconds for it. For `st.html` with
     `unsafe_allow_javascript=True`."""
     return _SCRIPT.format(keys=json.dumps(keys), switches=json.dumps(ON_SWITCHES),
                           read=json.dumps(READ_THROUGH), top=json.dumps(step_top),

@@ -146,11 +146,12 @@ def render() -> None:
     # the grid's noise nearest the slider's, which float steps may miss by a rounding error
     alpha = summary.alpha if steady is None else steady[min(steady, key=lambda n: abs(n - s.noise))]
     own, start = reference_text(pair, *key[1:])
-    notes = [same_text_note(s.temperature, list(written.ids) == list(own[start:]))]
+    same = list(written.ids) == list(own[start:])
+    notes = [same_text_note(s.temperature, same)]
     if steady is not None:
         notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                           drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start,
-                                          summary.alpha, sum(summary.checked)))
+                                          summary.alpha, sum(summary.checked), same))
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))

@@ -253,7 +253,7 @@ def races_so_far(races: list[Race]) -> None:
     # the results first, where a phone's width still shows them beside the race's number
     number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": r.spec.per_pass,
                    "drafter": r.drafter, "γ": r.gamma, "early stop": f"{r.stop:g}" if r.stop else "off",
-                   "temperature": r.temperature, "top-p": r.top_p, "tokens": written(r),
+                   "temperature": r.temperature, "top-p": r.top_p, "tokens": tokens_cell(r),
                    "seed": r.seed, "same text": "yes" if r.spec.ids == r.base.ids else "no"}
                   for n, r in reversed(list(enumerate(races, start=1)))],
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
@@ -266,7 +266,7 @@ def races_so_far(races: list[Race]) -> None:
                "settings by several races each, not by one.")
 
 
-def written(race: Race) -> str:
+def tokens_cell(race: Race) -> str:
     """The tokens the speculative side wrote, and the setting where the text ended before it."""
     n = len(race.spec.ids)
     return str(n) if n >= race.tokens else f"{n} of {race.tokens}"

@@ -5,9 +5,8 @@ import streamlit as st
 
 from lessons.scenario import WALKTHROUGH_PROMPT
 from lessons.thread import QUESTIONS, fit_question
-from lessons.wording import cut_message
+from lessons.wording import fit_text
 from specdec_core.catalog import default_drafter, drafter_names
-from specdec_core.inputs import clip_prompt
 from specdec_core.sampling import GAMMAS
 
 from .url_state import (MAX_SEED, bool_param, choice_param, drop_unknown, float_param, int_choice_param,
@@ -32,10 +31,12 @@ PLAYGROUND = [
     float_param("noise", 0.0, 0.0, 1.0, 0.05),
     float_param("temperature", 1.0, 0.0, 2.0, 0.1),
     float_param("top_p", 1.0, 0.05, 1.0, 0.05),
-    text_param("prompt", DEFAULT_PROMPT, lambda text: fit_prompt(text, "prompt in the link")),
+    text_param("prompt", DEFAULT_PROMPT,
+               lambda text: fit_text(text, MAX_PROMPT_CHARS, "prompt in the link")),
 ]
 RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
-THREAD = [text_param("message", QUESTIONS[0], fit_question)]
+THREAD = [text_param("message", QUESTIONS[0],
+                    lambda text: fit_question(text, "message in the link"))]
 EVERY_PAGE = SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD
 
 __all__ = ["show_problems"]  # url_state's, which every page calls through this module
@@ -136,17 +137,9 @@ def sidebar(drafter: bool = True) -> None:
         st.toggle("Predict first", key="predict", help="Guess keep or reject before each coin flip")
 
 
-def fit_prompt(text: str, what: str = "prompt") -> tuple[str, str | None]:
-    """The prompt as the page takes it, and what to tell the reader where it had to be cut."""
-    if len(text) <= MAX_PROMPT_CHARS:
-        return text, None
-    clipped = clip_prompt(text, MAX_PROMPT_CHARS)
-    return clipped, cut_message(what, len(text), MAX_PROMPT_CHARS, len(clipped))
-
-
 def _fit_prompt() -> None:
     s = st.session_state
-    s.prompt, s.prompt_cut = fit_prompt(s.prompt)
+    s.prompt, s.prompt_cut = fit_text(s.prompt, MAX_PROMPT_CHARS, "prompt")
 
 
 def prompt_box() -> None:

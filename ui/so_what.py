@@ -153,5 +153,6 @@ def render() -> None:
                 "them all. When the draft agrees with the target often, that one pass buys several "
                 "tokens; when it does not, the round still yields one token, the correction, but it has "
                 "paid for the drafts and the check, so a poor drafter (early-exit-4 above) makes "
-                "generation slower. The distribution of the output never changes (at temperature 0 not even the tokens do, unless "
-                f"{ROUNDING_TIE}); only the number of expensive steps does.")
+                "generation slower. The distribution of the output never changes (at temperature 0 "
+                f"not even the tokens do, unless {ROUNDING_TIE}); only the number of expensive steps "
+                "does.")
