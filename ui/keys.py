@@ -60,7 +60,13 @@ _SCRIPT = """<script>
   // it than the gap between them), the furthest such end in the move's last three quarters, so
   // that no line is left half under the header; a whole screen where there is none
   const gapAbove = el => {{
-    const before = el.previousElementSibling;
+    // what comes before it: its previous sibling, or its parent's, and so on up (a table's
+    // first row follows the header row, which sits in another part of the table)
+    let up = el, before = el.previousElementSibling;
+    while (!before && up.parentElement && up.parentElement !== scroller()) {{
+      up = up.parentElement;
+      before = up.previousElementSibling;
+    }}
     const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
     return Math.min(16, Math.max(0, gap));
   }};

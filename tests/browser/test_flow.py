@@ -235,10 +235,13 @@ def test_charts_are_named_images_for_screen_readers(page: Page):
     expect(chart).to_have_count(1, timeout=RUN_MS)
     # and a swipe on a touch screen cannot zoom it: it has no drag mode, and no double click undoes one
     # (Streamlit's element, which the image role names, comes before plotly has laid the chart out)
-    page.wait_for_function("() => document.querySelector('[role=img][aria-label^=\"Keep or reject\"] "
-                           ".js-plotly-plot')?.layout?.xaxis !== undefined", timeout=RUN_MS)
-    layout = chart.locator(".js-plotly-plot").evaluate("el => el.layout")
-    assert layout["dragmode"] is False and layout["xaxis"]["fixedrange"] and layout["yaxis"]["fixedrange"]
+    # (read in one step: a rerun can redraw the chart between two)
+    layout = page.wait_for_function(
+        "() => { const l = document.querySelector('[role=img][aria-label^=\"Keep or reject\"] "
+        ".js-plotly-plot')?.layout; return l && l.xaxis && l.yaxis ? "
+        "{dragmode: l.dragmode, x: l.xaxis.fixedrange, y: l.yaxis.fixedrange} : null; }",
+        timeout=RUN_MS).json_value()
+    assert layout["dragmode"] is False and layout["x"] and layout["y"], layout
 
 
 def test_scenario_link_reproduces_the_screen(new_context):
