@@ -6,6 +6,7 @@ import re
 from urllib.parse import quote
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from lessons.thread import QUESTIONS
 
@@ -674,6 +675,24 @@ _HALF_HIDDEN = """() => {
 }"""
 
 
+def _scrolled_by_key(page: Page, key: str) -> float:
+    """Where the main area rests after `key`: once it has moved (or 3 s without a move, on a
+    busy machine) and then held still for 0.3 s."""
+    before = page.evaluate(_SCROLLED)
+    page.keyboard.press(key)
+    try:
+        page.wait_for_function(f"top => ({_SCROLLED})() !== top", arg=before, timeout=3000)
+    except PlaywrightTimeoutError:
+        return before
+    now = page.evaluate(_SCROLLED)
+    for _ in range(20):
+        page.wait_for_timeout(300)
+        now, last = page.evaluate(_SCROLLED), now
+        if now == last:
+            break
+    return now
+
+
 def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     """On a page with no Next and Back (So what), a clicker's Page Down reads on through the page
     in instructor mode, without a click in the page first: each press by at most the view (a
@@ -686,14 +705,15 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     expect(page.get_by_role("heading", name="The drafter family")).to_be_visible(timeout=RUN_MS)
     settled(page)
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    # every chart laid out, so that nothing above the view changes height while the keys read on
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+                           ".every(c => c.querySelector('.js-plotly-plot')?.layout)", timeout=RUN_MS)
     view = page.evaluate("() => window.innerHeight - document.querySelector('[data-testid=\"stHeader\"]')"
                          ".getBoundingClientRect().bottom")
     tops = [page.evaluate(_SCROLLED)]
     assert tops == [0]
     for _ in range(40):
-        page.keyboard.press("PageDown")
-        page.wait_for_timeout(400)
-        tops.append(page.evaluate(_SCROLLED))
+        tops.append(_scrolled_by_key(page, "PageDown"))
         assert page.evaluate(_HALF_HIDDEN) == [], tops
         if tops[-1] == tops[-2]:
             break
@@ -705,9 +725,7 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     assert last <= page.viewport_size["height"], (tops, last)
     back = [tops[-1]]
     while back[-1] > 0 and len(back) < 40:
-        page.keyboard.press("PageUp")
-        page.wait_for_timeout(300)
-        back.append(page.evaluate(_SCROLLED))
+        back.append(_scrolled_by_key(page, "PageUp"))
         assert 0 < back[-2] - back[-1] <= 0.85 * view + 1, back
     assert back[-1] == 0, back
     no_exception(page)
