@@ -250,26 +250,30 @@ def races_so_far(races: list[Race]) -> None:
     if len(races) < 2:
         return
     st.header("Your races so far")
-    # the results first, where a phone's width still shows them beside the race's number
-    number_table([{"race": n, "speed-up": r.speedup, "tokens / pass": r.spec.per_pass,
-                   "drafter": r.drafter, "γ": r.gamma, "early stop": f"{r.stop:g}" if r.stop else "off",
-                   "temperature": r.temperature, "top-p": r.top_p, "tokens": tokens_cell(r),
-                   "seed": r.seed, "same text": "yes" if r.spec.ids == r.base.ids else "no"}
-                  for n, r in reversed(list(enumerate(races, start=1)))],
-                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
+    number_table([race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))],
+                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g",
+                          "tokens": "%d", "asked": "%d"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
-                        "tokens": "Tokens the speculative side wrote, of the Tokens asked for "
-                                  "where its text ended sooner",
+                        "tokens": "Tokens the speculative side wrote: fewer than asked where its "
+                                  "text ended early",
+                        "asked": "The Tokens setting of the race",
                         "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side"},
                  wide=("seed", "top-p", "same text"))
     st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
                "settings by several races each, not by one.")
 
 
-def tokens_cell(race: Race) -> str:
-    """The tokens the speculative side wrote, and the setting where the text ended before it."""
-    n = len(race.spec.ids)
-    return str(n) if n >= race.tokens else f"{n} of {race.tokens}"
+def race_row(number: int, race: Race) -> dict:
+    """One race's line in the table of this session's races: numbers as numbers, so that a
+    column sorts by value."""
+    spec = race.spec
+    # the results first, where a phone's width still shows them beside the race's number
+    return {"race": number, "speed-up": race.speedup, "tokens / pass": spec.per_pass,
+            "drafter": race.drafter, "γ": race.gamma,
+            "early stop": f"{race.stop:g}" if race.stop else "off",
+            "temperature": race.temperature, "top-p": race.top_p,
+            "tokens": len(spec.ids), "asked": race.tokens, "seed": race.seed,
+            "same text": "yes" if spec.ids == race.base.ids else "no"}
 
 
 def race_settings() -> str:
