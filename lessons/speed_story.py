@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from specdec_core.catalog import ASSETS
-from specdec_core.results import read_results
+from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
 from specdec_core.sampling import alpha_for_speedup
 
@@ -18,6 +18,12 @@ RESULTS = ASSETS / "benchmarks"
 def load(name: str):
     """A benchmark script's saved figures, or None before it has run."""
     return read_results(RESULTS / name)
+
+
+def figures(name: str):
+    """A block that uses a benchmark script's saved figures: a file of the wrong shape there
+    is named with its fix (see specdec_core.results.reading)."""
+    return reading(RESULTS / name)
 
 
 def run_numbers(rows: list[dict]) -> list[int]:
@@ -61,7 +67,8 @@ def saved_verify_costs() -> dict[int, float]:
     """Measured cost of the target pass that checks gamma drafts, in single steps, by gamma
     (from benchmarks/gamma_sweep.py; empty before it has run)."""
     sweep = load("gamma_sweep.json") or {"rows": []}
-    return {r["gamma"]: r["verify_cost"] for r in sweep["rows"] if "verify_cost" in r}
+    with figures("gamma_sweep.json"):
+        return {int(r["gamma"]): float(r["verify_cost"]) for r in sweep["rows"] if "verify_cost" in r}
 
 
 # the name of the drafter table's column that gives expected_best
@@ -99,6 +106,7 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
                  + ", though each extra draft also costs a draft step.")
     else:
         text += "."
+    cost_ratio = round(cost_ratio, 3)  # the c the sentence shows, so that a reader gets the same α
     needed = alpha_for_speedup(2.0, gamma, cost_ratio)
     setting = f"at γ = {gamma} (drafts at c = {cost_ratio:.3f}, a one-step check)"
     if needed is None:

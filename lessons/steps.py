@@ -14,7 +14,7 @@ from specdec_core.warping import Sampling
 from .montecarlo import ChanceRange
 from .scenario import TIMED_TURNS, WALKTHROUGH_GAMMA, Scenario
 from .speed_story import saved_verify_costs
-from .wording import coin_comparison, prob_text
+from .wording import coin_comparison, counted, prob_text
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 GUESSES = "{guesses}"  # in a step's text: the round's number of guesses, in words (`Step.text`)
@@ -169,8 +169,7 @@ def _exact_takeaway(sc: Scenario) -> str:
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
-    made = f"{n} tokens" if n > 1 else "1 token"
-    return (f"This round gave {made} for one target pass, and every token follows Nimbus-large's "
+    return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows Nimbus-large's "
             f"distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
             f"would give {these:.2f} tokens on average.{_drafter_average(sc)}")
 

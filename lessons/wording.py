@@ -10,6 +10,11 @@ from specdec_core.inputs import clip_prompt
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
 
 
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 token", "48 tokens"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def cut_message(what: str, had: int, limit: int, kept: int) -> str:
     """What to tell the reader when a paste was cut to a page's limit."""
     return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "

@@ -22,7 +22,7 @@ from transformers import DynamicCache
 
 from .inputs import is_blank
 from .sampling import RoundRecord, sample, speculative_round
-from .warping import Sampling, allowed, to_distributions
+from .warping import Sampling, allowed, is_real, to_distributions
 
 MAX_GAMMA = 16
 METHODS = ("speculative", "target")
@@ -74,7 +74,8 @@ class Stats:
             self.accepted += chunk.record.n_accepted
 
     def as_dict(self) -> dict:
-        return {**self.__dict__, "alpha": self.alpha,
+        """The figures for a JSON report: α is null where no draft was checked."""
+        return {**self.__dict__, "alpha": self.alpha if self.checked else None,
                 "tokens_per_target_pass": self.tokens_per_target_pass,
                 "tokens_per_second": self.tokens_per_second}
 
@@ -220,8 +221,7 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
 
 def is_probability(x) -> bool:
     """A real number in [0, 1] (not a bool, not NaN)."""
-    return not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating)) \
-        and 0.0 <= x <= 1.0
+    return is_real(x) and 0.0 <= x <= 1.0
 
 
 def check_settings(max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
@@ -265,7 +265,10 @@ def as_token_ids(prompt) -> list[int]:
 
 
 def check_prompt_text(prompt) -> None:
-    if not isinstance(prompt, str) or is_blank(prompt):  # nothing to see, as the app judges it too
+    if not isinstance(prompt, str):
+        raise ValueError(f"the prompt must be text (generate also takes a list of token ids); "
+                         f"got {type(prompt).__name__}")
+    if is_blank(prompt):  # nothing to see, as the app judges it too
         raise ValueError(EMPTY_PROMPT)
     try:
         prompt.encode("utf-8")

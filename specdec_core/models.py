@@ -81,8 +81,9 @@ def load_target(device: str = "cpu"):
 def as_float16_values(model):
     """`model` with every weight rounded to the nearest float16 value, in place: Nimbus-large is
     the GGUF's quantized weights, de-quantised (a float16 scale times a small integer, plus a
-    float16 offset) and so rounded, which moves a weight by at most 2^-11 of itself, far inside
-    the quantization's own rounding. As float16 values the weights can be read at half the
+    float16 offset) and so rounded, which moves a weight by at most 2^-11 of itself (by at most
+    2^-25 for the few below float16's smallest normal number, 6.1e-5), far inside the
+    quantization's own rounding. As float16 values the weights can be read at half the
     bytes by the float16 CPU product (cpu_linear), and every device computes with the same
     numbers."""
     for weight in model.parameters():

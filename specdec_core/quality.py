@@ -19,7 +19,7 @@ from transformers import DynamicCache
 from .catalog import ASSETS
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
-from .results import ResultsFileError, read_results
+from .results import read_results, reading
 from .sampling import GAMMAS, expected_speedup, overlap
 from .timing import alternate_timings, wait_for
 from .warping import Sampling, to_distributions
@@ -38,6 +38,14 @@ class DrafterQuality:
     expected_speedup: float  # at best_gamma, from the closed form with measured verify costs
     verify_cost: float  # the target pass that checks best_gamma drafts, in single steps
     positions: int  # positions the figures were measured on
+
+    def __post_init__(self):
+        """Figures read back from a file are numbers, or the row is not the table's."""
+        for name in ("alpha", "greedy_agreement", "cost_ratio", "best_gamma", "expected_speedup",
+                     "verify_cost", "positions"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} is {value!r}, not a number")
 
     @property
     def flattered(self) -> bool:
@@ -83,14 +91,18 @@ class TextScore:
     more: bool  # the text holds more tokens than were read
 
 
-_WORD_END = re.compile(r"(?<=\S) ")  # a space after a word, a number or punctuation
+# where no token can cross (the tokenizer's pre-split runs letters, numbers, other characters
+# and whitespace apart): before a space, tab or line break after anything but whitespace, and
+# before punctuation or a symbol after a letter or a number (CJK text and code often have no
+# spaces); Python's \s holds every character the tokenizer's \s does, and a few more
+_WORD_END = re.compile(r"(?<=\S)[ \t\n\r]|(?<=[^\W_])[^\w\s]")
 
 
 def leading_ids(tokenizer, text: str, limit: int) -> tuple[list[int], bool]:
     """The ids of `text`'s first `limit` tokens, as reading all of it would give them, and
     whether it holds more; only as much of the text is split as those tokens need (all of a
-    20 MB file took gigabytes). A part is cut just before a space that follows a word, a number
-    or punctuation, which ends there whatever follows, so its tokens are the whole text's."""
+    20 MB file took gigabytes). A part is cut only where a token ends whatever follows (see
+    _WORD_END), so its tokens are the whole text's."""
     chars = 16 * limit
     while True:
         cut = len(text)
@@ -223,11 +235,9 @@ def drafter_table(path: Path | None = None) -> list[DrafterQuality]:
     """The measured quality of each shipped drafter, poorest first ([] if not measured); a
     damaged table is a ResultsFileError that names its fix."""
     path = Path(path or QUALITY_FILE)
-    try:
-        rows = [DrafterQuality(**r) for r in read_results(path) or []]
-    except TypeError as err:  # rows that are not the table's
-        raise ResultsFileError(path, str(err)) from None
-    return sorted(rows, key=lambda r: r.alpha)
+    table = read_results(path) or []
+    with reading(path):  # rows that are not the table's
+        return sorted((DrafterQuality(**r) for r in table), key=lambda r: r.alpha)
 
 
 def drafter_quality(drafter: str, path: Path | None = None) -> DrafterQuality | None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 from .catalog import ROOT
@@ -24,3 +25,16 @@ def read_results(path: Path):
         return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as err:  # cut short, say, or not text
         raise ResultsFileError(path, str(err)) from None
+
+
+@contextmanager
+def reading(path: Path):
+    """Use the figures of `path` inside this block: a file whose JSON parses but whose shape is
+    not the one its script writes (a key missing, text where a number belongs) is a
+    ResultsFileError too, which names its fix."""
+    try:
+        yield
+    except ResultsFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
+        raise ResultsFileError(path, f"{type(err).__name__}: {err}") from None

@@ -26,6 +26,12 @@ MAX_TEMPERATURE = 10.0
 MIN_TEMPERATURE = 0.01
 
 
+def is_real(x) -> bool:
+    """A real number, Python's or numpy's (not a bool, not NaN)."""
+    return not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating)) \
+        and not math.isnan(x)
+
+
 @dataclass(frozen=True)
 class Sampling:
     """Decoding settings shared by the target and the draft."""
@@ -39,17 +45,20 @@ class Sampling:
 
     def __post_init__(self):
         t, k, p = self.temperature, self.top_k, self.top_p
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or math.isnan(t) \
-                or not (t == 0 or MIN_TEMPERATURE <= t <= MAX_TEMPERATURE):
+        if not is_real(t) or not (t == 0 or MIN_TEMPERATURE <= t <= MAX_TEMPERATURE):
             raise ValueError(f"temperature must be 0 (greedy) or a number in [{MIN_TEMPERATURE}, "
                              f"{MAX_TEMPERATURE}]; got {t}")
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
+        if not is_real(p) or not 0 < p <= 1:
             raise ValueError(f"top_p must lie in (0, 1]; got {p}")
         if not isinstance(self.banned, tuple) or not all(
                 isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in self.banned):
             raise ValueError(f"banned must be a tuple of token ids; got {self.banned!r}")
+        # numpy's numbers (a float32 from an array, say) kept as Python's, which the warpers take
+        object.__setattr__(self, "temperature", float(t))
+        object.__setattr__(self, "top_k", int(k))
+        object.__setattr__(self, "top_p", float(p))
 
     @property
     def greedy(self) -> bool:

@@ -899,6 +899,22 @@ def test_playground_counts_a_text_that_ended_early():
                                   "before 48)", len(c.value.split()[0]) + 1) for c in at.caption)
 
 
+def test_a_prompt_the_target_ends_at_once_prices_the_chart_at_the_drafter_tables_alpha():
+    """A question reads as finished: Nimbus-large writes only its end-of-text token, one position,
+    too few to price the speed-up chart at, so the chart takes the drafter table's α and the page
+    says how to get a longer text; one token is written "1 token"."""
+    at = page("playground", prompt="What is the capital of France?")
+    no_exception(at)
+    (note,) = [c.value for c in at.caption if "too few positions to measure α" in c.value]
+    assert note.startswith("Nimbus-large ends its text at once after this prompt") and "mid-sentence" in note
+    assert not [c.value for c in at.caption if c.value.startswith("α on Nimbus-large's own text")]
+    table = specdec_core.quality.drafter_quality(default_drafter()).alpha
+    assert f"({table:.3f}, So what page)" in note
+    assert any(f"What α = {table:.2f} buys" in m for m in html_texts(at)), html_texts(at)
+    assert "Target passes for 1 token" in [m.label for m in at.metric]
+    assert any(c.value.startswith("1 round to write 1 token ") for c in at.caption)
+
+
 def test_playground_draft_quality_slider_changes_the_drafter():
     """The ladder is a slider on the playground: a poorer drafter keeps fewer drafts."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
@@ -995,6 +1011,28 @@ def test_a_damaged_file_of_figures_names_its_fix(name, monkeypatch, tmp_path):
     file = re.escape(str(tmp_path)) + r"/\w+\.json"
     assert re.fullmatch(rf"The measured figures in ({file}) are damaged \(.+\)\. Restore them with "
                         rf"`git checkout -- \1`, or measure them again with `make bench`\.", error), error
+
+
+@pytest.mark.parametrize("file, content", [
+    ("gamma_sweep.json", '{"rows": 5}'),
+    ("drafters.json", '[{"drafter": "nimbus-mini", "alpha": "high", "greedy_agreement": 0.5, "cost_ratio": 0.1, '
+                      '"best_gamma": 1, "expected_speedup": 1.2, "verify_cost": 1.1, "positions": 9}]'),
+    ("speed.json", '[{"drafter": "nimbus-mini"}]'),
+    ("early_stop.json", '{"rows": []}'),
+    ("step_costs_cuda.json", '{"verify_cost": 3}')])
+def test_a_file_of_figures_in_the_wrong_shape_names_its_fix(file, content, monkeypatch, tmp_path):
+    """A file that is JSON but not what its script writes (a key missing, text for a number) is
+    named with its fix too, wherever the page reads it."""
+    for shipped in lessons.speed_story.RESULTS.glob("*.json"):
+        (tmp_path / shipped.name).write_text(shipped.read_text())
+    (tmp_path / file).write_text(content)
+    monkeypatch.setattr(specdec_core.quality, "QUALITY_FILE", tmp_path / "drafters.json")
+    monkeypatch.setattr(lessons.speed_story, "RESULTS", tmp_path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/so_what.py").run()
+    no_exception(at)
+    (error,) = at.error.values
+    assert error.startswith(f"The measured figures in {tmp_path / file} are damaged ("), error
 
 
 def scoreboard(at: AppTest) -> list[tuple[int, str]]:

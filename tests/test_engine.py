@@ -326,6 +326,7 @@ def test_round_bookkeeping(request, which, gamma):
     d = s.as_dict()
     assert d["new_tokens"] == new and d["tokens_per_target_pass"] == s.tokens_per_target_pass
     assert d["alpha"] == s.alpha
+    assert engine.Stats(new_tokens=3, target_passes=3).as_dict()["alpha"] is None  # nothing checked
 
 
 def test_origins_name_how_each_round_ended():
@@ -440,6 +441,23 @@ def test_a_banned_token_gets_no_probability():
     assert logits[0, 0] == 3.0  # the caller's scores are not written into
     with pytest.raises(ValueError, match="banned"):
         Sampling(banned=[0])
+
+
+def test_numpy_numbers_are_settings_like_any_other():
+    """A setting read from an array (a float32, say) is taken, and kept as Python's number."""
+    setting = Sampling(np.float32(0.7), top_k=np.int64(5), top_p=np.float32(0.9))
+    assert (setting.temperature, setting.top_k, setting.top_p) == pytest.approx((0.7, 5, 0.9))
+    assert [type(v) for v in (setting.temperature, setting.top_k, setting.top_p)] == [float, int, float]
+    for bad in (dict(temperature=np.float32("nan")), dict(top_p=np.float32(1.5)), dict(temperature=True)):
+        with pytest.raises(ValueError, match="temperature|top_p"):
+            Sampling(**bad)
+
+
+def test_a_prompt_that_is_not_text_is_named_as_such(pair):
+    with pytest.raises(ValueError, match="the prompt must be text .*; got int"):
+        engine.encode(pair, 123)
+    with pytest.raises(ValueError, match="the prompt is empty"):
+        engine.encode(pair, " \u200b")
 
 
 @pytest.mark.parametrize("method", ["target", "speculative"])

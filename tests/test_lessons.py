@@ -20,7 +20,7 @@ import lessons.scenario
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
 from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, visible
-from lessons.wording import coin_comparison, prob_is, prob_pair, prob_text, ratio_pair, says, significant
+from lessons.wording import coin_comparison, counted, prob_is, prob_pair, prob_text, ratio_pair, says, significant
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, alpha_for_speedup, expected_speedup,
@@ -471,6 +471,20 @@ def test_monte_carlo_chart(rejected):
     assert list(chart.figure.layout.xaxis.ticktext) == [figures.tick_name(LABELS[t]) for t in tokens]
 
 
+def test_counts_are_singular_for_one():
+    assert [counted(n, "token") for n in (0, 1, 2, 1234)] == ["0 tokens", "1 token", "2 tokens",
+                                                                      "1,234 tokens"]
+
+
+def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
+    at_once = playground.short_text_note(1, "Nimbus-mini", 0.4281)
+    assert at_once.startswith("Nimbus-large ends its text at once after this prompt: too few positions")
+    assert "drafter table's α for Nimbus-mini (0.428, So what page)" in at_once
+    few = playground.short_text_note(5, "early-exit-9", None)
+    assert few.startswith("Nimbus-large ends its own text after 5 tokens here")
+    assert "comes from those few positions and says little" in few and "mid-sentence" in few
+
+
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
     text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
     assert "If every check were an independent coin" in text  # a bound of the closed form only
@@ -479,6 +493,8 @@ def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the
     assert "compare the γ sweep's measured tokens per pass" in text  # real keeps come in runs
     needed = alpha_for_speedup(2.0, 4, 0.093)
     assert 0.68 < needed < 0.70 and text.endswith(f"would take α ≈ {needed:.2f}.")
+    # worked out at the c the sentence shows: 0.09349 would give 0.695, shown as 0.70
+    assert speed_story.ceiling_text(0.428, 0.09349, "nimbus-mini") == text
     assert "compare the γ sweep" not in speed_story.ceiling_text(0.428, 0.093, "nimbus-mini", sweep=False)
     # a drafter that already doubles it, costs that no α could beat, and α = 1 (no ceiling)
     good = speed_story.ceiling_text(0.8, 0.05, "x")

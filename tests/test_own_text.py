@@ -59,15 +59,29 @@ MIXED = ("Order 12345 failed!!  Retry?\n\n  日本語のテキスト 😀😀 na
          "x=1;y=22  <|endoftext|>  tabs\tand\u200bzero-width   spaces.\n") * 40
 
 
+# text without a space between its words: CJK, one word a line, and code
+UNSPACED = ("日本語のテキストです。「引用」、数字１２３と記号！" * 200, "word\nline\r\n\tend\n" * 200,
+            "x=a_b.c(1,22);y=[x**2]#note\nz={'k':\"v\"}\n" * 60)
+
+
 @pytest.mark.parametrize("limit", [1, 2, 7, 30, 64, 200, 5000])
-def test_the_first_tokens_are_read_without_splitting_the_rest(pair, limit):
+@pytest.mark.parametrize("text", [MIXED, *UNSPACED], ids=["mixed", "cjk", "lines", "code"])
+def test_the_first_tokens_are_read_without_splitting_the_rest(pair, text, limit):
     """Only a part of a long text is split into tokens, cut where no token can cross: its
     tokens are the whole text's first ones, whatever the cut falls next to."""
     from specdec_core.quality import leading_ids
 
-    whole = pair.tokenizer(MIXED, add_special_tokens=False, split_special_tokens=True)["input_ids"]
-    ids, more = leading_ids(pair.tokenizer, MIXED, limit)
+    whole = pair.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    read = []
+
+    def tokenizer(part, **kwargs):
+        read.append(len(part))
+        return pair.tokenizer(part, **kwargs)
+
+    ids, more = leading_ids(tokenizer, text, limit)
     assert ids == whole[:limit] and more == (len(whole) > limit)
+    if limit <= 30:  # a few tokens: the part read is a small share of the text
+        assert max(read) < len(text) / 4, (max(read), len(text))
 
 
 @pytest.mark.parametrize("text, window, max_tokens, message", [

@@ -7,9 +7,10 @@ import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (RoundSummary, same_text_note, short_bonus_note, short_rounds_note,
-                                steady_alpha_note, summarize)
+from lessons.playground import (FEW_TOKENS, RoundSummary, same_text_note, short_bonus_note,
+                                short_rounds_note, short_text_note, steady_alpha_note, summarize)
 from lessons.speed_story import saved_verify_costs
+from lessons.wording import counted
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
@@ -115,7 +116,7 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False)
                      "were kept with the same chance α, independently. Averaged over the rounds, each "
                      "at the drafts it made: γ, or fewer in the last rounds, which draft no more than "
                      "the tokens still to write need"},
-            {"label": f"Target passes for {written.stats.new_tokens} tokens",
+            {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
              "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"})
         html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
     return summary
@@ -131,6 +132,28 @@ def written_text(eos: int) -> tuple[Written, RoundSummary]:
     return written, draw(slot, written, eos, note, whole=True)
 
 
+def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[float, list[str]]:
+    """The α the speed-up chart is priced at, and the notes that say where it comes from: α on
+    the text Nimbus-large writes alone from the prompt, at the slider's noise; where that text
+    is only a few tokens long, the drafter table's α (`table`: the drafter's row, or None)."""
+    s = st.session_state
+    key = (s.drafter, s.prompt, s.temperature, s.top_p, int(s.seed))
+    own, start = reference_text(pair, *key[1:])
+    tokens, same = len(own) - start, list(written.ids) == list(own[start:])
+    notes = [same_text_note(s.temperature, same)]
+    if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
+        table_alpha = table.alpha if table else None
+        notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha))
+        return (summary.alpha if table_alpha is None else table_alpha), notes
+    steady = steady_alphas(*key)
+    # the grid's noise nearest the slider's, which float steps may miss by a rounding error
+    alpha = steady[min(steady, key=lambda n: abs(n - s.noise))]
+    notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
+                                      drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
+                                      sum(summary.checked), same))
+    return alpha, notes
+
+
 def render() -> None:
     settings.show_problems(settings.load_playground())
     controls()
@@ -141,24 +164,15 @@ def render() -> None:
         return
     s = st.session_state
     written, summary = written_text(pair.tokenizer.eos_token_id)
-    key = (s.drafter, s.prompt, s.temperature, s.top_p, int(s.seed))
-    steady = steady_alphas(*key)
-    # the grid's noise nearest the slider's, which float steps may miss by a rounding error
-    alpha = summary.alpha if steady is None else steady[min(steady, key=lambda n: abs(n - s.noise))]
-    own, start = reference_text(pair, *key[1:])
-    same = list(written.ids) == list(own[start:])
-    notes = [same_text_note(s.temperature, same)]
-    if steady is not None:
-        notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
-                                          drafter_vocabulary(s.drafter), TARGET_VOCAB, len(own) - start,
-                                          summary.alpha, sum(summary.checked), same))
+    table = drafter_quality(s.drafter)
+    alpha, notes = chart_alpha(pair, written, summary, table)
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))
     left, right = st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
-    measured = getattr(drafter_quality(s.drafter), "cost_ratio", None)
+    measured = getattr(table, "cost_ratio", None)
     cost = ASSUMED_COST if measured is None else measured
     with right:
         show_chart(playground_figures.speedup_chart(alpha, cost, s.gamma,
@@ -170,7 +184,7 @@ def render() -> None:
                    f"{s.drafter}")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
     short = short_rounds_note(summary, s.gamma)
-    st.caption(f"{summary.rounds} rounds to write {count} tokens{ended}{bonus}{short}. The cost of a draft step relative "
+    st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}{short}. The cost of a draft step relative "
                f"to a target step {source}, and the cost of the pass that checks γ drafts from its "
                "γ sweep. The "
                "measured figures count one short text: another seed moves them by a few tenths, more "

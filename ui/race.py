@@ -251,8 +251,7 @@ def races_so_far(races: list[Race]) -> None:
         return
     st.header("Your races so far")
     number_table([race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))],
-                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g",
-                          "tokens": "%d", "asked": "%d"},
+                 formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
                         "tokens": "Tokens the speculative side wrote: fewer than asked where its "
                                   "text ended early",

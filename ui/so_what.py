@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (SWEPT, ceiling_text, early_stop_chart, expected_best, load, repeats_text,
-                                 run_numbers, saved_verify_costs, speed_setting, sweep_chart,
+from lessons.speed_story import (SWEPT, ceiling_text, early_stop_chart, expected_best, figures, load,
+                                 repeats_text, run_numbers, saved_verify_costs, speed_setting, sweep_chart,
                                  verify_cost_note)
 from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
@@ -19,6 +19,12 @@ def speed_table() -> bool:
     speed = load("speed.json")
     if not speed:
         return False
+    with figures("speed.json"):
+        _speed_rows(speed)
+    return True
+
+
+def _speed_rows(speed: list[dict]) -> None:
     speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
                               r["gamma"], r["temperature"]))
     runs = run_numbers(speed)
@@ -51,7 +57,6 @@ def speed_table() -> bool:
                "and any early stop: with stop < P, a round's draft ends after a token the drafter gave "
                "less than P, so γ is the most a round drafts: fewer drafts are thrown away after a "
                "rejection, and the pass that checks them is cheaper.")
-    return True
 
 
 def _swept_columns(table) -> list[dict]:
@@ -126,10 +131,12 @@ def gamma_sweep() -> bool:
     sweep = load("gamma_sweep.json")
     if not sweep:
         return False
-    show_chart(sweep_chart(sweep), "sweep")
+    with figures("gamma_sweep.json"):
+        show_chart(sweep_chart(sweep), "sweep")
     verify = saved_verify_costs()
     if 4 in verify:
-        st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
+        with figures("step_costs_cuda.json"):
+            st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
     return True
 
 
@@ -138,10 +145,11 @@ def early_stop() -> bool:
     early = load("early_stop.json")
     if not early:
         return False
-    show_chart(early_stop_chart(early), "early_stop")
-    st.caption(f"Each round is priced at a draft step's cost (c = {early['cost_ratio']:.2f}) per drafted "
-               "token plus the measured cost of the pass that checks them, so settings are compared "
-               "without timing noise. From benchmarks/early_stop.py.")
+    with figures("early_stop.json"):
+        show_chart(early_stop_chart(early), "early_stop")
+        st.caption(f"Each round is priced at a draft step's cost (c = {early['cost_ratio']:.2f}) per "
+                   "drafted token plus the measured cost of the pass that checks them, so settings are "
+                   "compared without timing noise. From benchmarks/early_stop.py.")
     return True
 
 
