@@ -950,7 +950,7 @@ def test_race_at_temperature_zero_writes_the_same_text(monkeypatch):
         metrics = {m.label: m.value for m in at.metric}
         assert metrics["Same text?"] == "yes" and metrics["Drafts per round"].endswith("of 4")
         # the line that stands for the results while the race runs gives way to them
-        assert not [c.value for c in at.caption if c.value.startswith("Racing:")]
+        assert not [c.value for c in at.caption if c.value.startswith("The results appear here")]
         per_round[stop] = float(metrics["Drafts per round"].split()[0])
         assert sorted(asked, key=lambda a: a[0]) == [("speculative", {"stop_below": float(stop)}),
                                                      ("target", {"stop_below": float(stop)})]

@@ -217,6 +217,7 @@ def render() -> None:
             for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
                 with column:
                     draw_lane(lane)
+            lane_key()
             results(last)
             races_so_far(races)
         return
@@ -227,11 +228,12 @@ def render() -> None:
         # would otherwise run below the fold)
         focus.show_now(".st-key-race_lanes")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
+    lane_key()  # before the race runs, so that a race stopped halfway keeps it
     # where the results will stand; a race stopped before both sides finish keeps this line, so
     # that its lanes are not read as a result
     pending = st.empty()
-    pending.caption("Racing: the results appear here once both sides have finished. A race stopped "
-                    "before then has none.")
+    pending.caption("The results appear here once both sides have finished; a race stopped before "
+                    "then has none.")
     while not all(lane.done for lane in lanes):
         min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
         with board.container():
@@ -285,11 +287,15 @@ def race_settings() -> str:
             f"top-p {s.top_p:g}, {s.tokens} tokens, seed {s.seed} and the prompt “{prompt}”")
 
 
-def results(race: Race) -> None:
-    """The colour key, the race's figures and what to make of them."""
-    base, spec = race.base, race.spec
+def lane_key() -> None:
+    """The colour key under the lanes."""
     html_block(origin_legend(with_target=True))
     st.space("small")  # the key belongs to the lanes above, not to the figures below
+
+
+def results(race: Race) -> None:
+    """The race's figures and what to make of them."""
+    base, spec = race.base, race.spec
     metric_row(
         {"label": "Speed-up", "value": "–" if race.speedup is None else f"{race.speedup:.2f}x"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
