@@ -1094,6 +1094,18 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
 
 
 
+def test_instructor_modes_table_of_races_keeps_the_setting_that_tells_them_apart():
+    """The plain table leaves out seed, top-p and "same text" to fit a projector, but not one in
+    which two races differ."""
+    at = page("race", present="1", tokens="8")
+    button(at, "Start the race").click().run()
+    at.slider(key="top_p").set_value(0.9).run()
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    (races,) = [t.value for t in at.table if "race" in t.value.columns]
+    assert list(races["top-p"]) == ["0.9", "1"] and "seed" not in races.columns
+
+
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
     lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     row = ui.race.race_row(2, ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))

@@ -252,14 +252,17 @@ def races_so_far(races: list[Race]) -> None:
     if len(races) < 2:
         return
     st.header("Your races so far")
-    number_table([race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))],
+    rows = [race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))]
+    number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
                         "tokens": "Tokens the speculative side wrote: fewer than asked where its "
                                   "text ended early",
                         "asked": "The Tokens setting of the race",
                         "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side"},
-                 wide=("seed", "top-p", "same text"))
+                 # left out of instructor mode's plain table, to fit a projector, where they tell
+                 # no two races apart
+                 wide=tuple(k for k in ("seed", "top-p", "same text") if len({r[k] for r in rows}) == 1))
     st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
                "settings by several races each, not by one.")
 
