@@ -22,7 +22,7 @@ from .inputs import SCORE_MAX_TOKENS
 from .results import read_results, reading
 from .sampling import GAMMAS, expected_speedup, overlap
 from .timing import alternate_timings, wait_for
-from .warping import Sampling, to_distributions
+from .warping import Sampling, is_real, to_distributions
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
 COST_CONTEXT = 64  # tokens of cached context before the timed steps and passes
@@ -44,7 +44,7 @@ class DrafterQuality:
         for name in ("alpha", "greedy_agreement", "cost_ratio", "best_gamma", "expected_speedup",
                      "verify_cost", "positions"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_real(value):
                 raise TypeError(f"{name} is {value!r}, not a number")
 
     @property
