@@ -88,8 +88,8 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
             or sum(len(r.tokens) for r in rounds) > written):
         return ""
     k = last.gamma
-    return (f"; the last round drafted {counted(k, 'token')}, not γ = {gamma}, as the {limit}-token limit left room "
-            f"for {k + 1}, and kept {'it' if k == 1 else 'them all'}, so its bonus token came after "
+    return (f"; the last round drafted {counted(k, 'token')}, not γ = {gamma}, as the {limit}-token "
+            f"limit left room for {k + 1}, and kept {'it' if k == 1 else 'them all'}, so its bonus token came after "
             f"{'that one kept draft' if k == 1 else f'{k} kept drafts'}")
 
 
@@ -103,12 +103,12 @@ def short_text_note(tokens: int, drafter: str, table_alpha: float | None) -> str
     one; `table_alpha`: the drafter table's α for `drafter`, which prices it instead."""
     ended = ("Nimbus-large ends its text at once after this prompt" if tokens <= 1 else
              f"Nimbus-large ends its own text after {counted(tokens, 'token')} here")
-    priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} ({table_alpha:.3f}, "
-              "So what page)" if table_alpha is not None else
+    priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} "
+              f"({table_alpha:.3f}, So what page)" if table_alpha is not None else
               "the speed-up chart's α comes from those few positions and says little")
-    return (f"{ended}: too few positions to measure α on, so {priced}. A prompt that breaks off "
-            "mid-sentence, such as “Your export failed because your”, gives Nimbus-large more to write "
-            "and the figures more to count.")
+    return (f"{ended}: too few positions to measure α on, so {priced}. A prompt that breaks "
+            "off mid-sentence, such as “Your export failed because your”, gives Nimbus-large more "
+            "to write and the figures more to count.")
 
 
 # the run's measured α and the fixed text's this far apart are worth a sentence of their own
@@ -126,8 +126,8 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     run checked only some of the text's positions, one coin flip each."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
-            f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from this prompt at "
-            "these settings and seed, so this figure moves with the drafter and the noise alone; the "
+            f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
+            "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone; the "
             "measured α above also moves with the luck of each new text.")
     if round(alpha, 2) > round(plain, 2):
         reach = (f" (its output layer covers {head:,} of the {vocabulary:,} tokens)"

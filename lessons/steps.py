@@ -169,8 +169,8 @@ def _exact_takeaway(sc: Scenario) -> str:
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
-    return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows Nimbus-large's "
-            f"distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
+    return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows "
+            f"Nimbus-large's distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
             f"would give {these:.2f} tokens on average.{_drafter_average(sc)}")
 
 

@@ -184,10 +184,10 @@ def render() -> None:
                    f"{s.drafter}")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
     short = short_rounds_note(summary, s.gamma)
-    st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}{short}. The cost of a draft step relative "
-               f"to a target step {source}, and the cost of the pass that checks γ drafts from its "
-               "γ sweep. The "
-               "measured figures count one short text: another seed moves them by a few tenths, more "
-               "than the closed form gains from γ = 4 to 8, and a new γ changes every draw after the "
-               "first few drafted tokens. The closed form shows the trend; try a few seeds "
+    st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}"
+               f"{short}. The cost of a draft step relative to a target step {source}, and the cost "
+               "of the pass that checks γ drafts from its γ sweep. The measured figures count one "
+               "short text: another seed moves them by a few tenths, more than the closed form gains "
+               "from γ = 4 to 8, and a new γ changes every draw after the first few drafted tokens. "
+               "The closed form shows the trend; try a few seeds "
                f"({settings.in_the_sidebar()}) to see the spread.")
