@@ -1,7 +1,7 @@
 """Cold start and memory: the first load (de-quantising the bundled GGUF) against later loads,
-and the resident memory of a loaded pair, just loaded (its weights already packed for the CPU
-products of specdec_core/cpu_linear.py) and after a first generation. Each load runs in a
-fresh process.
+and the peak resident memory of a process that loads a pair (its weights packed for the CPU
+products of specdec_core/cpu_linear.py while the load times them), measured once the load is
+done and again after a first generation. Each load runs in a fresh process.
 
     .venv/bin/python benchmarks/cold_start.py
 """
@@ -56,7 +56,7 @@ def main() -> None:
     print(f"later loads (safetensors copy): {result['later_load_s']:.1f} s")
     print(f"peak memory, first load:        {result['first_load_rss_mb']:.0f} MB")
     print(f"peak memory, later loads:       {result['loaded_rss_mb']:.0f} MB")
-    print(f"after a first generation:       {result['used_rss_mb']:.0f} MB")
+    print(f"peak, after a first generation: {result['used_rss_mb']:.0f} MB")
     print("wrote", write("cold_start.json", result))
 
 

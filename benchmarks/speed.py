@@ -30,7 +30,14 @@ def setting(text: str) -> tuple[int, float]:
 
 
 def _key(row: dict) -> tuple:
-    return row["drafter"], row["gamma"], row.get("stop_below", 0.0)
+    """A row's setting: a run replaces the saved rows of the settings it measures, and only those."""
+    return row["drafter"], row["gamma"], row.get("stop_below", 0.0), row["temperature"]
+
+
+def merged(saved: list[dict], rows: list[dict]) -> list[dict]:
+    """The saved rows of the settings this run did not measure, which stay, then this run's."""
+    measured = {_key(r) for r in rows}
+    return [r for r in saved if _key(r) not in measured] + rows
 
 
 def main() -> None:
@@ -67,10 +74,8 @@ def main() -> None:
     if args.prompts:
         print(f"measured on {len(prompts)} prompts from {args.prompts}; speed.json is unchanged")
         return
-    measured = {_key(r) for r in rows}
-    kept = [r for r in json.loads((RESULTS / "speed.json").read_text())
-            if _key(r) not in measured] if (RESULTS / "speed.json").is_file() else []
-    print("wrote", write("speed.json", kept + rows))  # rows not measured now stay
+    saved = json.loads((RESULTS / "speed.json").read_text()) if (RESULTS / "speed.json").is_file() else []
+    print("wrote", write("speed.json", merged(saved, rows)))
 
 
 if __name__ == "__main__":

@@ -297,6 +297,14 @@ def test_speed_settings_read_gamma_and_early_stop(tmp_path):
     assert run.returncode == 2 and "a setting is γ or γ@P, such as 4 or 8@0.5; got '4@high'" in run.stderr
 
 
+def test_a_speed_run_replaces_only_the_rows_it_measured():
+    from speed import merged
+    row = {"drafter": "nimbus-mini", "gamma": 4, "stop_below": 0.0, "run": "old"}
+    saved = [dict(row, temperature=0.0), dict(row, temperature=1.0), dict(row, gamma=1, temperature=1.0)]
+    new = [dict(row, temperature=1.0, run="new")]
+    assert merged(saved, new) == [saved[0], saved[2], *new]
+
+
 def test_modelled_speedup_prices_each_round_by_its_drafts():
     """Two generations: rounds of 1 and 3 drafts writing 2 and 4 tokens, and one of 2 drafts
     writing 1. Cost: n·c + v(n) per round; target alone pays 1 per token."""
