@@ -8,7 +8,7 @@ from typing import Callable
 from specdec_core import engine, sampling
 
 from .scenario import Scenario
-from .wording import significant
+from .wording import draw_text, significant
 
 SHOWN = (sampling.speculative_round, sampling.check_draft, sampling.acceptance_probability,
          sampling.residual_distribution, sampling.sample)
@@ -32,6 +32,7 @@ def _checks(sc: Scenario) -> list[str]:
     notes = []
     for c in sc.record.checks:
         line, u = _apart(c.accept_prob, c.u)
+        u = u if float(u) < 1 else draw_text(c.u, 3)  # 0.99999 to three figures reads as 1.00
         notes.append(f"#{c.position + 1} “{sc.label(c.token)}”: min(1, {significant(c.p, 3)}/"
                      f"{significant(c.q, 3)}) = {line}, "
                      f"u = {u} → {'keep' if c.accepted else 'reject'}")

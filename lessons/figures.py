@@ -5,6 +5,9 @@ alternative for readers who cannot see the chart.
 """
 from __future__ import annotations
 
+import html
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -15,7 +18,7 @@ from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
                     UNCHECKED_LINE, token_label, visible)
-from .wording import prob_is, prob_pair, says
+from .wording import coin_pair, draw_text, prob_is, prob_text, says, share_text
 
 
 def table_number(x) -> float:
@@ -83,11 +86,23 @@ def draft_chart(sc) -> Chart:
     fig.update_yaxes(range=[0, widest * 1.05], nticks=4)
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
-    alt = f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}.{_tail_picks(sc, tops)}"
+    alt = (f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}.{_tail_picks(sc, tops)}"
+           + _bytes_note([r["token"] for r in rows]))
     fig = _slanted_token_axis(base_layout(fig, f"{sc.drafter_label}'s guesses: q(x) at each drafted position",
                                           400))
     fig.update_layout(margin_r=30)  # the last panel's title, centred over it, may be wider than it
     return Chart(fig, rows, alt)
+
+
+_BYTES_LABEL = re.compile(r"⟨[0-9A-F]{2}( [0-9A-F]{2})*⟩")
+
+
+def _bytes_note(labels: list[str]) -> str:
+    """What a label such as ⟨E2 80⟩ stands for, where one is shown (lessons.text.token_text)."""
+    if not any(_BYTES_LABEL.search(label) for label in labels):
+        return ""
+    return (" A name such as ⟨E2 80⟩ is a token that holds only some of a character's bytes, "
+            "shown in hex: that character takes more than one token to write.")
 
 
 def _tail_picks(sc, tops: list[list[int]]) -> str:
@@ -98,8 +113,10 @@ def _tail_picks(sc, tops: list[list[int]]) -> str:
         if chosen in np.argsort(-sc.q_dists[i], kind="stable")[:len(top)]:
             continue  # among the likeliest, as the chart shows them
         held = float(sc.q_dists[i][top[:-1]].sum())
-        notes.append(f"at position {i + 1} the {len(top) - 1} likeliest tokens hold {held:.0%} of q, "
-                     f"and “{sc.label(chosen)}” came from the other {1 - held:.0%}")
+        rest = share_text(1 - held)
+        notes.append(f"at position {i + 1} the {len(top) - 1} likeliest tokens hold {share_text(held)} of "
+                     f"q, and “{sc.label(chosen)}” came from the "
+                     + (f"rest, {rest}" if rest[0].isalpha() else f"other {rest}"))
     if not notes:
         return ""
     return (" The draft samples its guesses rather than taking its favourites: " + "; ".join(notes)
@@ -111,7 +128,8 @@ def verify_chart(sc) -> Chart:
     """Step 2: p against q at every drafted position, with their overlap."""
     # the guess, its token and the overlap each on a line of its own, as at step 1: side by
     # side, five titles run into each other, on a phone and on a projector's large type
-    titles = [f"guess {i + 1}<br>“{token_label(sc.label(t))}”<br>β = {overlap(sc.p_dists[i], sc.q_dists[i]):.2f}"
+    titles = [f"guess {i + 1}<br>“{token_label(sc.label(t))}”<br>"
+              + html.escape(prob_is("β", overlap(sc.p_dists[i], sc.q_dists[i])), quote=False)
               for i, t in enumerate(sc.draft_tokens)] + [f"slot {sc.gamma + 1}<br>bonus<br>p only"]
     fig = make_subplots(rows=1, cols=sc.gamma + 1, subplot_titles=titles, horizontal_spacing=0.04,
                         shared_yaxes=True)
@@ -133,14 +151,16 @@ def verify_chart(sc) -> Chart:
         if i < sc.gamma:
             fig.add_bar(x=names, y=np.minimum(p, q), name="min(p, q)", marker_color=OVERLAP_COLOR,
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
+        # the bonus slot has no q: the draft never scored it
         rows += [{"position": i + 1, "token": sc.label(t), "p": table_number(a),
-                  "q": table_number(b)} for t, a, b in zip(top, p, q)]
+                  "q": table_number(b) if i < sc.gamma else None} for t, a, b in zip(top, p, q)]
         # left alone, plotly names every other token on a narrow panel, and that may skip the
         # very guess being checked
         _bold_drawn(fig, top, names, drafted, row=1, col=i + 1)
     betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
-           + ", ".join(f"{b:.2f}" for b in betas) + "; the last slot holds p for a bonus token.")
+           + ", ".join(prob_text(b) for b in betas) + "; the last slot holds p for a bonus token."
+           + _bytes_note([r["token"] for r in rows]))
     fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
     return Chart(fig, rows, alt)
@@ -179,7 +199,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
         fig.add_bar(y=[name], x=[1 - a], orientation="h", marker_color="#d9d9d9",
                     name="reject", showlegend=i == 0, legendgroup="r")
         c = checks[i] if i < shown else None
-        rows.append(row | {"u": f"{c.u:.4f}" if c else NO_FLIP,
+        rows.append(row | {"u": draw_text(c.u, 4) if c else NO_FLIP,
                            "verdict": ("kept" if c.accepted else "rejected") if c else "?"})
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
@@ -201,7 +221,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
 
 
 def _verdict(sc, c) -> str:
-    u, line = prob_pair(c.u, c.accept_prob)
+    u, line = coin_pair(c.u, c.accept_prob)
     verdict = "kept" if c.accepted else "rejected"
     return f"“{sc.label(c.token)}”: {says('min(1, p/q)', line)}, u = {u}, {verdict}"
 
@@ -267,7 +287,7 @@ def _rest_of_r(residual: np.ndarray, shown: list[int]) -> str:
     held = float(residual[shown].sum())
     if held >= 0.9:
         return ""
-    return (f" The {len(shown)} tokens shown hold {held:.0%} of r; the other {1 - held:.0%} is spread "
+    return (f" The {len(shown)} tokens shown hold {share_text(held)} of r; the other {share_text(1 - held)} is spread "
             "thinly over the rest of the vocabulary, so a draw often lands on a token of low "
             "probability, which the chart then shows with a low bar.")
 

@@ -16,6 +16,7 @@ from specdec_core.sampling import RoundRecord
 from specdec_core.warping import Sampling
 
 from .style import visible
+from .text import token_text
 
 WALKTHROUGH_PROMPT = "Your export failed because your"
 WALKTHROUGH_GAMMA = 4
@@ -73,7 +74,7 @@ class Scenario:
 
 
 def _labels(tokenizer, ids) -> dict[int, str]:
-    return {int(t): tokenizer.decode([int(t)]) for t in set(int(i) for i in ids)}
+    return {int(t): token_text(tokenizer, t) for t in set(int(i) for i in ids)}
 
 
 # each turn times both passes; the first page of a fresh server waits for all of them (15 turns

@@ -1,9 +1,32 @@
-"""Generated token ids as pieces of text that can be shown one token at a time."""
+"""Generated token ids as pieces of text that can be shown one token at a time, and one
+token's text as a label."""
 from __future__ import annotations
 
 import os
+import re
+
+from transformers.convert_slow_tokenizer import bytes_to_unicode
 
 REPLACEMENT = "\ufffd"  # what decoding writes for bytes that are not (yet) a whole character
+# a byte-level BPE token's characters, back to the bytes they stand for
+_BYTE_OF = {char: byte for byte, char in bytes_to_unicode().items()}
+# bytes that are no whole UTF-8 character, as Python's "surrogateescape" keeps them
+_LOOSE_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+def token_text(tokenizer, token: int) -> str:
+    """One token's text, as a label. A token that holds only part of a character's UTF-8
+    bytes decodes to "�", whatever the bytes, so such bytes are written in hex instead,
+    "⟨E2 80⟩": tokens that differ then read apart."""
+    text = tokenizer.decode([int(token)])
+    if REPLACEMENT not in text:
+        return text
+    try:
+        raw = bytes(_BYTE_OF[char] for char in tokenizer.convert_ids_to_tokens(int(token)))
+    except (KeyError, TypeError):  # not a byte-level token: its text as decoding gives it
+        return text
+    return _LOOSE_BYTES.sub(lambda m: "⟨" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in m[0]) + "⟩",
+                            raw.decode("utf-8", errors="surrogateescape"))
 
 
 def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = ()) -> list[str]:

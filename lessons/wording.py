@@ -42,6 +42,28 @@ def prob_text(x: float) -> str:
     return f"{x:.3f}" if x >= 0.0005 else "<\u00a00.001"
 
 
+def draw_text(u: float, decimals: int = 2) -> str:
+    """A uniform draw in [0, 1) to `decimals` decimals, or as many more as keep it off 0 and 1,
+    which it is not: never as a bound, as prob_text writes a probability near either end, since
+    "u = < 0.001" reads as a slip."""
+    u = float(u)
+    for digits in range(decimals, 18):
+        text = f"{u:.{digits}f}"
+        if 0 < float(text) < 1 or u == 0:
+            break
+    return text
+
+
+def share_text(x: float) -> str:
+    """A share as a whole percentage, but never "0%" or "100%" for one strictly between: to a
+    tenth of a percent there, or "under 0.1%" and "over 99.9%"."""
+    x = float(x)
+    for text in (f"{x:.0%}", f"{x:.1%}"):
+        if x in (0.0, 1.0) or text not in ("0%", "100%", "0.0%", "100.0%"):
+            return text
+    return "under 0.1%" if x < 0.5 else "over 99.9%"
+
+
 def says(name: str, shown: str) -> str:
     """"q = 0.12" for a value as shown, or "q < 0.001" where it is shown as a bound."""
     return f"{name} {shown}" if shown[0] in "<>" else f"{name} = {shown}"
@@ -55,7 +77,7 @@ def coin_comparison(u: float, line: float, kept: bool) -> str:
     """One coin flip against its line, as a sentence shows it: "u = 0.62 < min(1, p/q) = 0.91".
     A line shown only as a bound is said apart ("u = 0.06 ≥ min(1, p/q), which is below 0.001"):
     "u = 0.06 ≥ min(1, p/q) < 0.001" chains two comparisons that do not read as one."""
-    u_text, line_text = prob_pair(u, line)
+    u_text, line_text = coin_pair(u, line)
     sign = "<" if kept else "≥"
     if line_text[0] in "<>":
         side = "below" if line_text[0] == "<" else "above"
@@ -83,6 +105,12 @@ def significant(x: float, figures: int) -> str:
     if x == 0:
         return "0"
     return f"{x:.{max(0, figures - 1 - math.floor(math.log10(abs(x))))}f}"
+
+
+def coin_pair(u: float, line: float) -> tuple[str, str]:
+    """A coin flip and its line as prob_pair writes them, but u never as a bound (draw_text)."""
+    u_text, line_text = prob_pair(u, line)
+    return (draw_text(u) if u_text[0] in "<>" else u_text), line_text
 
 
 def prob_pair(a: float, b: float) -> tuple[str, str]:

@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps
+from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps,
+                     wording)
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
@@ -147,7 +148,10 @@ def test_verify_chart(rejected):
     for r in chart.rows:
         i, t = r["position"] - 1, next(k for k, v in SHOWN.items() if v == r["token"])
         assert r["p"] == pytest.approx(sc.p_dists[i][t], abs=1e-4)
-        assert r["q"] == pytest.approx(sc.q_dists[i][t] if i < GAMMA else 0.0, abs=1e-4)
+        if i < GAMMA:
+            assert r["q"] == pytest.approx(sc.q_dists[i][t], abs=1e-4)
+        else:  # the draft never scored the bonus slot
+            assert r["q"] is None
     for i in range(GAMMA):
         beta = np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()
         assert f"{beta:.2f}" in chart.alt
@@ -469,6 +473,32 @@ def test_monte_carlo_chart(rejected):
         (left, right), (y0, y1) = line.x[3 * i:3 * i + 2], line.y[3 * i:3 * i + 2]
         assert left < i - 0.4 and right > i + 0.4 and y0 == y1 == pytest.approx(p[t])
     assert list(chart.figure.layout.xaxis.ticktext) == [figures.tick_name(LABELS[t]) for t in tokens]
+
+
+def test_a_token_named_by_its_bytes_is_explained_where_a_chart_shows_one(rejected):
+    """Step 1 and 2 say what "⟨A8⟩" is when a drafted or shown token holds part of a character."""
+    plain = figures.draft_chart(rejected).alt, figures.verify_chart(rejected).alt
+    assert not any("⟨E2 80⟩" in alt for alt in plain)
+    odd = dataclasses.replace(rejected, labels={**rejected.labels, 1: "⟨A8⟩"})
+    for chart in (figures.draft_chart(odd), figures.verify_chart(odd)):
+        assert "“⟨A8⟩”" in chart.alt or "⟨A8⟩" in str(chart.rows)
+        assert chart.alt.endswith("A name such as ⟨E2 80⟩ is a token that holds only some of a character's "
+                                  "bytes, shown in hex: that character takes more than one token to write.")
+
+
+def test_a_coin_flip_is_never_written_as_a_bound():
+    """u is a draw in [0, 1): "u = < 0.001 < min(1, p/q) = 0.001" read as a slip."""
+    assert coin_comparison(0.00003, 0.001049, kept=True) == "u = 0.00003 < min(1, p/q) = 0.001"
+    assert coin_comparison(0.99996, 1.0, kept=True) == "u = 0.99996 < min(1, p/q) = 1.00"
+    assert coin_comparison(0.99996, 0.62, kept=False) == "u = 0.99996 ≥ min(1, p/q) = 0.62"
+    assert [wording.draw_text(u, 4) for u in (0.00002, 0.99999, 0.5, 0.0)] == ["0.00002", "0.99999",
+                                                                                "0.5000", "0.0000"]
+
+
+def test_shares_are_never_rounded_to_none_or_all():
+    shares = (0.0, 0.004, 0.0004, 0.5, 0.998, 0.9996, 1.0)
+    assert [wording.share_text(x) for x in shares] == ["0%", "0.4%", "under 0.1%", "50%", "99.8%",
+                                                       "over 99.9%", "100%"]
 
 
 def test_counts_are_singular_for_one():
@@ -1206,7 +1236,8 @@ def test_verify_chart_draws_p_q_and_their_overlap(rejected):
             q = sc.q_dists[i][toks]
             np.testing.assert_allclose(bars(chart.figure, "q (draft)")[i].y, q, atol=1e-12)
             np.testing.assert_allclose(bars(chart.figure, "min(p, q)")[i].y, np.minimum(p, q), atol=1e-12)
-            assert f"β = {np.minimum(sc.p_dists[i], sc.q_dists[i]).sum():.2f}" in titles[i]
+            beta = np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()
+            assert titles[i].endswith("<br>" + prob_is("β", beta).replace("<", "&lt;"))
 
 
 def test_draft_chart_draws_q(rejected):

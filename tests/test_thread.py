@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lessons.text import token_pieces
+from lessons.text import token_pieces, token_text
 from lessons.thread import (QUESTIONS, REPLY_GAMMA, REPLY_TEMPERATURE, REPLY_TOKENS, chat_ids,
                             reply_passes)
 from specdec_core.engine import encode, generate
@@ -27,6 +27,18 @@ def test_a_replacement_character_the_text_holds_stays_on_its_own_token(pair, ids
     """Decoding writes U+FFFD for half a character too; one the text really holds is its own
     token's piece, not mistaken for half of a character the next token completes."""
     assert token_pieces(pair.tokenizer, ids_of(pair, text)) == expected
+
+
+def test_a_token_that_holds_part_of_a_character_is_labelled_by_its_bytes(pair, ids_of):
+    """Such tokens all decode to "�"; as labels, their bytes in hex tell them apart, and a
+    token that is a whole character, or the replacement character itself, keeps its text."""
+    ids = ids_of(pair, "Ünï 😀 \ufffd ok")
+    labels = [token_text(pair.tokenizer, t) for t in ids]
+    assert labels[:2] == ["⟨C3⟩", "⟨9C⟩"] and "ï" in labels  # Ü is the bytes C3 9C
+    assert " ⟨F0 9F 98⟩" in labels and "⟨80⟩" in labels  # 😀 is F0 9F 98 80
+    assert "\ufffd" in "".join(labels) and labels[-1] == " ok"
+    loose = [t for t in range(1000) if pair.tokenizer.decode([t]) == "\ufffd"]
+    assert len(loose) > 50 and len({token_text(pair.tokenizer, t) for t in loose}) == len(loose)
 
 
 @pytest.mark.parametrize("step", [1, 2, 3])
