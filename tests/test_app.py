@@ -26,6 +26,7 @@ import lessons.speed_story
 import lessons.thread
 import specdec_core.models
 import specdec_core.quality
+import ui.display
 import ui.models
 import ui.playground
 import ui.race
@@ -1104,6 +1105,15 @@ def test_instructor_modes_table_of_races_keeps_the_setting_that_tells_them_apart
     no_exception(at)
     (races,) = [t.value for t in at.table if "race" in t.value.columns]
     assert list(races["top-p"]) == ["0.9", "1"] and "seed" not in races.columns
+
+
+def test_a_table_view_writes_its_probabilities_to_four_significant_digits():
+    """A tiny q (an early exit's, say) showed as 0.0000000000000002; counts, flags and text
+    columns keep the table's own formats."""
+    rows = [{"token": "a", "p": 0.5119, "q": 2e-16, "count": 3, "drafted": True, "speed": 1.5},
+            {"token": "b", "p": 1.0, "q": None, "count": 4, "drafted": False, "speed": 0.5}]
+    config = ui.display._probability_columns(rows)
+    assert {k: c["type_config"]["format"] for k, c in config.items()} == {"p": "%.4g", "q": "%.4g"}
 
 
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():

@@ -38,7 +38,17 @@ def show_chart(chart: Chart, key: str) -> None:
     st.plotly_chart(spec, key=key, config={"displayModeBar": False, "doubleClick": False})
     st.caption(plain_markdown(chart.alt))
     with st.expander(f"Table view: {title}"):
-        st.dataframe(chart.rows, hide_index=True)
+        st.dataframe(chart.rows, hide_index=True, column_config=_probability_columns(chart.rows))
+
+
+def _probability_columns(rows: list[dict]) -> dict:
+    """Columns of probabilities written to four significant digits: left to the table, a tiny
+    one showed as 0.0000000000000002."""
+    def probability(value) -> bool:
+        return value is None or (isinstance(value, float) and 0 <= value <= 1)
+    keys = dict.fromkeys(k for row in rows for k in row)
+    return {k: st.column_config.NumberColumn(format="%.4g") for k in keys
+            if all(probability(row.get(k)) for row in rows) and any(row.get(k) is not None for row in rows)}
 
 
 def number_table(rows: list[dict], formats: dict[str, str], helps: dict[str, str],
