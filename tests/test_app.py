@@ -783,13 +783,17 @@ def test_a_text_written_pass_by_pass_leaves_no_so_far_line_once_whole(name, seed
     assert not [c.value for c in at.caption if c.value.startswith("Written so far")]
 
 
-def test_thread_page_shows_target_pass_metrics():
+def test_thread_page_shows_target_pass_metrics(pair_named):
+    """The page's figures are those of the reply the library writes for the same question and
+    seed (16, the default)."""
     at = page("thread")
     no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
     passes = int(metrics["Target passes, speculative"])
     tokens = int(metrics["Target passes, Nimbus-large alone"])
-    assert 0 < passes <= tokens
+    *_, reply = lessons.thread.reply_passes(pair_named("nimbus-mini"), lessons.thread.QUESTIONS[0], 16)
+    assert (passes, tokens) == (reply.stats.target_passes, reply.stats.new_tokens)
+    assert 0 < passes < tokens
     assert metrics["Tokens per target pass"] == f"{tokens / passes:.2f}"
     assert len(at.chat_message) == 2
     assert at.caption[-1].value.startswith(f"γ = {lessons.thread.REPLY_GAMMA}, temperature {lessons.thread.REPLY_TEMPERATURE}")

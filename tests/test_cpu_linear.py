@@ -323,7 +323,9 @@ def test_expected_speedup_divides_by_the_verify_cost():
 
 
 def test_costly_verification_moves_the_best_gamma_down():
-    free, _ = best_gamma(0.8, 0.05)
-    costly, speed = best_gamma(0.8, 0.05, {g: 1.0 + 0.4 * g for g in range(1, 9)})
-    assert free >= 4 and costly < free
-    assert speed == pytest.approx(expected_speedup(0.8, costly, 0.05, 1.0 + 0.4 * costly))
+    """α 0.8, c 0.05, by hand. A one-step check: γ = 8 gives (1 − 0.8⁹)/0.2 = 4.32891136 tokens
+    for 1.4 steps, just ahead of γ = 7 (4.1611392 / 1.35). A check that costs 1 + 0.4γ steps:
+    γ = 2 gives 2.44 / 1.9, ahead of γ = 1 (1.8 / 1.45) and γ = 3 (2.952 / 2.35)."""
+    assert best_gamma(0.8, 0.05) == (8, pytest.approx(4.32891136 / 1.4, rel=1e-9))
+    costly = best_gamma(0.8, 0.05, {g: 1.0 + 0.4 * g for g in range(1, 9)})
+    assert costly == (2, pytest.approx(2.44 / 1.9, rel=1e-9))

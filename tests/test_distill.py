@@ -54,6 +54,15 @@ def test_tiny_training_run_lowers_the_loss(pair, tmp_path):
     assert history[-1][2] > history[0][2]  # the overlap with p grew
 
 
+def test_the_reduced_head_keeps_the_tokens_with_the_most_target_mass():
+    """Two hand-made shards (top-2 ids and their p at each position): mass 7: 1.0, 3: 0.9,
+    5: 0.6, 2: 0.3, 9: 0.2; a head of 3 keeps 7 and 3, and end-of-text (id 0, no mass) always."""
+    shards = [{"top_ids": np.array([[[7, 3], [5, 2]]]), "top_p": np.array([[[0.6, 0.4], [0.6, 0.3]]])},
+              {"top_ids": np.array([[[7, 3], [9, 1]]]), "top_p": np.array([[[0.4, 0.5], [0.2, 0.0]]])}]
+    assert select_vocab(shards, 3, eos_id=0, vocab_size=10).tolist() == [0, 3, 7]
+    assert select_vocab(shards, 5, eos_id=0, vocab_size=10).tolist() == [0, 2, 3, 5, 7]
+
+
 def test_greedy_shards_follow_the_argmax_after_a_sampled_start(pair, tmp_path):
     """In a greedy shard every token after the sampled start is the target's most likely one;
     in a sampled shard some are not (12 tokens x 4 texts at temperature 1)."""

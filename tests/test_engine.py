@@ -10,6 +10,7 @@ import dataclasses
 import itertools
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,21 @@ def test_greedy_identity_with_a_perfect_drafter(pair, self_pair, gamma):
     assert res.token_ids == ref.token_ids
     assert sum(r.bonus for r in res.rounds) >= len(res.rounds) - 1
     assert res.stats.target_passes == math.ceil(NEW / (gamma + 1))
+
+
+def test_generations_at_once_on_one_pair_write_what_each_writes_alone(pair):
+    """A class shares one loaded pair: four generations run in threads at once write the same
+    tokens, round by round, as each writes alone (each has its own caches and random stream)."""
+    def write(seed: int):
+        return generate(pair, EXPORT, 12, "speculative", gamma=3, temperature=1.0, seed=seed)
+
+    alone = [write(seed) for seed in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(write, range(4)))
+    for a, b in zip(alone, together):
+        assert b.token_ids == a.token_ids
+        assert [r.tokens for r in b.rounds] == [r.tokens for r in a.rounds]
+    assert len({tuple(a.token_ids) for a in alone}) > 1  # four seeds, not one text four times
 
 
 # --- 2. seeds --------------------------------------------------------------------------------
@@ -563,6 +579,31 @@ def test_first_token_test_has_power(first_token_setup, monkeypatch):
     firsts, _ = first_tokens(memo, ids)
     assert all(t in set(p_top) for t in firsts)  # only the proportions are wrong
     assert chi2_pvalue(firsts, p_top, p_w) < ALPHA
+
+
+def binned(samples, expected: np.ndarray) -> tuple[list[int], list[int], list[float]]:
+    """Samples and an expected distribution over the vocabulary, with every token expected
+    fewer than 5 times in len(samples) draws (or never) in one bin, -1."""
+    support = [int(t) for t in np.flatnonzero(expected * len(samples) >= 5)]
+    rest = 1.0 - float(expected[support].sum())
+    shown = set(support)
+    return ([int(s) if int(s) in shown else -1 for s in samples], support + [-1],
+            [float(expected[t]) for t in support] + [max(rest, 0.0)])
+
+
+@pytest.mark.parametrize("setting", [Sampling(0.5), Sampling(1.0, top_p=0.9)], ids=repr)
+def test_the_target_alone_samples_its_warped_distribution(first_token_setup, pair, setting):
+    """N_SEEDS = 2000 one-token runs of Nimbus-large alone, at temperature 0.5 and at top-p 0.9:
+    the token ~ the target's p warped by the independent `warped`; the same test refuses draws
+    from the plain p, which the warping was meant to change."""
+    ids, _, _, memo = first_token_setup
+    p = pair.distributions(ids)[0][-1].astype(np.float64)
+    expected = warped(torch.log(torch.from_numpy(p))[None], setting)[0]
+    firsts = [generate(memo, ids, 1, "target", temperature=setting.temperature, top_p=setting.top_p,
+                       seed=seed).token_ids[0] for seed in range(N_SEEDS)]
+    assert chi2_pvalue(*binned(firsts, expected)) > ALPHA
+    plain = np.random.default_rng(0).choice(len(p), size=N_SEEDS, p=p / p.sum())
+    assert chi2_pvalue(*binned(plain, expected)) < ALPHA
 
 
 # --- 6b. a draft that stops early when it is unsure is still exact --------------------------
