@@ -54,6 +54,30 @@ def test_tiny_training_run_lowers_the_loss(pair, tmp_path):
     assert history[-1][2] > history[0][2]  # the overlap with p grew
 
 
+def test_the_script_reproduces_its_drafter_from_nothing(pair, tmp_path):
+    """`python -m specdec_core.distill all` on tiny settings, twice from nothing with the same
+    seed: each run writes a drafter and its early checkpoint that load beside Nimbus-large, with
+    the recipe and validation figures in the config, and the two runs write the same weights."""
+    from specdec_core.distill.__main__ import main
+    from specdec_core.drafters import load_nimbus_mini
+
+    configs = []
+    for run in ("a", "b"):
+        main(["all", "--data", str(tmp_path / run / "data"), "--out", str(tmp_path / run / "final"),
+              "--early-out", str(tmp_path / run / "early"), "--shards", "1", "--val-shards", "1",
+              "--batch", "2", "--new-tokens", "6", "--layers", "1", "--vocab", "64", "--epochs", "2",
+              "--seed", "3"])
+        for folder in ("final", "early"):
+            config = json.loads((tmp_path / run / folder / "config.json").read_text())
+            drafter = load_nimbus_mini(tmp_path / run / folder, pair.target)
+            assert len(drafter.vocab_map) == 64 and drafter.model.config.num_hidden_layers == 1
+            assert config["recipe"]["seed"] == 3 and 0 < config["val_overlap_topk"] < 1
+            assert (config["checkpoint"] == "final") == (folder == "final")
+            configs.append(config)
+    assert [c["sha256"] for c in configs[:2]] == [c["sha256"] for c in configs[2:]]
+    assert configs[0]["sha256"] != configs[1]["sha256"]  # the early checkpoint is another model
+
+
 def test_the_reduced_head_keeps_the_tokens_with_the_most_target_mass():
     """Two hand-made shards (top-2 ids and their p at each position): mass 7: 1.0, 3: 0.9,
     5: 0.6, 2: 0.3, 9: 0.2; a head of 3 keeps 7 and 3, and end-of-text (id 0, no mass) always."""

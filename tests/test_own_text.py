@@ -142,3 +142,28 @@ def test_text_overlap_refuses_a_start_before_the_first_prediction():
     # start 0 would slice p[-1:] and score only the last position, without a word
     with pytest.raises(ValueError, match="start must be at least 1"):
         text_overlap(None, [1, 2, 3], start=0)
+
+
+def test_a_drafter_table_row_is_measured_as_its_columns_say(pair, monkeypatch, tmp_path):
+    """α is the mean Σ min(p, q) over the texts' scored positions, greedy agreement how often
+    the argmaxes agree on the greedy texts (not on the others), best γ the closed form's at the
+    row's c and v; a saved table reads back poorest first."""
+    from specdec_core import quality
+
+    monkeypatch.setattr(quality, "step_cost", lambda pair, context: 0.1)
+    ids = pair.tokenizer(TEXT[:200])["input_ids"]
+    greedy = pair.tokenizer("Your export failed because your account was locked.")["input_ids"]
+    verify = {g: 1.0 + 0.1 * g for g in range(1, 9)}
+    row = quality.measure(pair, [(ids, 3)], greedy=[(greedy, 2)], verify=verify)
+    p, q = (d.astype(np.float64) for d in pair.distributions(ids))
+    beta = np.minimum(p, q).sum(-1)[2:-1]  # the rows that predict ids[3:]
+    gp, gq = pair.distributions(greedy)
+    agree = (gp.argmax(-1) == gq.argmax(-1))[1:-1]  # the rows that predict greedy[2:]
+    assert row.positions == len(ids) - 3 == len(beta)
+    assert row.alpha == pytest.approx(beta.mean(), abs=1e-5)
+    assert row.greedy_agreement == pytest.approx(agree.mean())
+    gamma = max(range(1, 9), key=lambda g: (1 - row.alpha ** (g + 1)) / (1 - row.alpha) / (0.1 * g + verify[g]))
+    assert (row.best_gamma, row.cost_ratio, row.verify_cost) == (gamma, 0.1, verify[gamma])
+    worse = quality.DrafterQuality("worse", row.alpha / 2, 0.1, 0.1, 1, 1.0, 1.1, 9)
+    quality.save_table([row, worse], tmp_path / "drafters.json")
+    assert [r.drafter for r in quality.drafter_table(tmp_path / "drafters.json")] == ["worse", row.drafter]
