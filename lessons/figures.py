@@ -94,14 +94,14 @@ def draft_chart(sc) -> Chart:
     return Chart(fig, rows, alt)
 
 
-_BYTES_LABEL = re.compile(r"⟨[0-9A-F]{2}( [0-9A-F]{2})*⟩")
+_BYTES_LABEL = re.compile(r"⟨[0-9A-F]{2}(·[0-9A-F]{2})*⟩")
 
 
 def _bytes_note(labels: list[str]) -> str:
-    """What a label such as ⟨E2 80⟩ stands for, where one is shown (lessons.text.token_text)."""
+    """What a label such as ⟨E2·80⟩ stands for, where one is shown (lessons.text.token_text)."""
     if not any(_BYTES_LABEL.search(label) for label in labels):
         return ""
-    return (" A name such as ⟨E2 80⟩ is a token that holds only some of a character's bytes, "
+    return (" A name such as ⟨E2·80⟩ is a token that holds only some of a character's bytes, "
             "shown in hex: that character takes more than one token to write.")
 
 
@@ -204,7 +204,7 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[prob_is("u", c.u) for c in flips],
+                    text=[f"u = {draw_text(c.u)}" for c in flips],
                     # each label on the side of the wider half: in instructor mode's large type
                     # on a phone, "u = 0.62" to the right of its mark ran past the axis
                     textposition=["middle left" if c.u > 0.5 else "middle right" for c in flips],

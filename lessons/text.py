@@ -17,7 +17,8 @@ _LOOSE_BYTES = re.compile("[\udc80-\udcff]+")
 def token_text(tokenizer, token: int) -> str:
     """One token's text, as a label. A token that holds only part of a character's UTF-8
     bytes decodes to "�", whatever the bytes, so such bytes are written in hex instead,
-    "⟨E2 80⟩": tokens that differ then read apart."""
+    "⟨E2·80⟩" (a dot between them: a space would be shown as "␣"): tokens that differ then
+    read apart."""
     text = tokenizer.decode([int(token)])
     if REPLACEMENT not in text:
         return text
@@ -25,7 +26,7 @@ def token_text(tokenizer, token: int) -> str:
         raw = bytes(_BYTE_OF[char] for char in tokenizer.convert_ids_to_tokens(int(token)))
     except (KeyError, TypeError):  # not a byte-level token: its text as decoding gives it
         return text
-    return _LOOSE_BYTES.sub(lambda m: "⟨" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in m[0]) + "⟩",
+    return _LOOSE_BYTES.sub(lambda m: "⟨" + "·".join(f"{ord(c) - 0xDC00:02X}" for c in m[0]) + "⟩",
                             raw.decode("utf-8", errors="surrogateescape"))
 
 

@@ -57,7 +57,7 @@ def draw_text(u: float, decimals: int = 2) -> str:
 def share_text(x: float) -> str:
     """A share as a whole percentage, but never "0%" or "100%" for one strictly between: to a
     tenth of a percent there, or "under 0.1%" and "over 99.9%"."""
-    x = float(x)
+    x = min(max(float(x), 0.0), 1.0)  # a sum of float32 shares can stray past either end
     for text in (f"{x:.0%}", f"{x:.1%}"):
         if x in (0.0, 1.0) or text not in ("0%", "100%", "0.0%", "100.0%"):
             return text
@@ -108,9 +108,19 @@ def significant(x: float, figures: int) -> str:
 
 
 def coin_pair(u: float, line: float) -> tuple[str, str]:
-    """A coin flip and its line as prob_pair writes them, but u never as a bound (draw_text)."""
+    """A coin flip and its line as prob_pair writes them, but u never as a bound, and neither
+    rounded to 0 or 1 when it is not (the extra decimals that tell two close values apart can do
+    that: 0.00001 against 0.0003 to four decimals): then with the digits draw_text gives it."""
     u_text, line_text = prob_pair(u, line)
-    return (draw_text(u) if u_text[0] in "<>" else u_text), line_text
+    return _off_the_ends(u, u_text, bounds=False), _off_the_ends(line, line_text, bounds=True)
+
+
+def _off_the_ends(x: float, text: str, bounds: bool) -> str:
+    """`text` for x, unless it reads as a bound (where `bounds` is False) or as 0 or 1 where x
+    lies strictly between."""
+    if text[0] in "<>":
+        return text if bounds else draw_text(x)
+    return draw_text(x, 2) if 0 < x < 1 and float(text) in (0.0, 1.0) else text
 
 
 def prob_pair(a: float, b: float) -> tuple[str, str]:

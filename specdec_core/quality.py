@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -41,6 +42,8 @@ class DrafterQuality:
 
     def __post_init__(self):
         """Figures read back from a file are numbers, or the row is not the table's."""
+        if not isinstance(self.drafter, str):
+            raise TypeError(f"drafter is {self.drafter!r}, not a name")
         for name in ("alpha", "greedy_agreement", "cost_ratio", "best_gamma", "expected_speedup",
                      "verify_cost", "positions"):
             value = getattr(self, name)
@@ -98,6 +101,15 @@ class TextScore:
 _WORD_END = re.compile(r"(?<=\S)[ \t\n\r]|(?<=[^\W_])[^\w\s]")
 
 
+def _cuts(text: str, start: int, end: int):
+    """Where _WORD_END allows a cut in text[start:end], except next to a character Python's
+    Unicode tables do not know: the tokenizer's newer tables may call it a letter."""
+    for match in _WORD_END.finditer(text, start, end):
+        i = match.start()
+        if "Cn" not in (unicodedata.category(text[i - 1]), unicodedata.category(text[i])):
+            yield i
+
+
 def leading_ids(tokenizer, text: str, limit: int) -> tuple[list[int], bool]:
     """The ids of `text`'s first `limit` tokens, as reading all of it would give them, and
     whether it holds more; only as much of the text is split as those tokens need (all of a
@@ -107,9 +119,8 @@ def leading_ids(tokenizer, text: str, limit: int) -> tuple[list[int], bool]:
     while True:
         cut = len(text)
         if chars < len(text):
-            before = [m.start() for m in _WORD_END.finditer(text, 0, chars + 1)][-1:]
-            after = _WORD_END.search(text, chars)
-            cut = before[0] if before and before[0] > 0 else (after.start() if after else len(text))
+            before = [i for i in _cuts(text, 0, chars + 1) if i > 0][-1:]
+            cut = before[0] if before else next(_cuts(text, chars, len(text)), len(text))
         # as written: "<|endoftext|>" in the text is its characters, not the control token
         ids = tokenizer(text[:cut], add_special_tokens=False, split_special_tokens=True)["input_ids"]
         if cut == len(text) or len(ids) > limit:

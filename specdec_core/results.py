@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,12 +30,14 @@ def read_results(path: Path):
 
 @contextmanager
 def reading(path: Path):
-    """Use the figures of `path` inside this block: a file whose JSON parses but whose shape is
-    not the one its script writes (a key missing, text where a number belongs) is a
-    ResultsFileError too, which names its fix."""
+    """Read the figures of `path` into rows or a chart inside this block (draw them after it):
+    a file whose JSON parses but whose shape is not the one its script writes (a key missing,
+    text where a number belongs) is a ResultsFileError too, which names its fix. The error's
+    traceback goes to the log, for the rare case where the fault is in the reading code."""
     try:
         yield
     except ResultsFileError:
         raise
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
-        raise ResultsFileError(path, f"{type(err).__name__}: {err}") from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as err:
+        logging.getLogger(__name__).warning("reading %s failed", path, exc_info=True)
+        raise ResultsFileError(path, f"{type(err).__name__}: {err}") from err

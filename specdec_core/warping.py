@@ -27,9 +27,14 @@ MIN_TEMPERATURE = 0.01
 
 
 def is_real(x) -> bool:
-    """A real number, Python's or numpy's (not a bool, not NaN)."""
-    return not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating)) \
-        and not math.isnan(x)
+    """A finite real number, Python's or numpy's (not a bool, NaN, infinity, or an integer too
+    large for a float)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 @dataclass(frozen=True)

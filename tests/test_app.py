@@ -802,6 +802,7 @@ def test_thread_page_shows_target_pass_metrics(pair_named):
 def test_so_what_page_runs():
     at = page("so_what")
     no_exception(at)
+    assert not at.error  # the shipped figures read without a "damaged" message
     assert at.title[0].value == "So what"
     captions = " ".join(c.value for c in at.caption)
     assert "passes over one" in captions and "on an NVIDIA H200" in captions  # the saved GPU figures
@@ -1022,6 +1023,10 @@ def test_a_damaged_file_of_figures_names_its_fix(name, monkeypatch, tmp_path):
     ("gamma_sweep.json", '{"rows": 5}'),
     ("drafters.json", '[{"drafter": "nimbus-mini", "alpha": "high", "greedy_agreement": 0.5, "cost_ratio": 0.1, '
                       '"best_gamma": 1, "expected_speedup": 1.2, "verify_cost": 1.1, "positions": 9}]'),
+    ("drafters.json", '[{"drafter": null, "alpha": 0.4, "greedy_agreement": 0.5, "cost_ratio": 0.1, '
+                      '"best_gamma": 1, "expected_speedup": 1.2, "verify_cost": 1.1, "positions": 9}]'),
+    ("drafters.json", '[{"drafter": "x", "alpha": Infinity, "greedy_agreement": 0.5, "cost_ratio": 0.1, '
+                      '"best_gamma": 1, "expected_speedup": 1.2, "verify_cost": 1.1, "positions": 9}]'),
     ("speed.json", '[{"drafter": "nimbus-mini"}]'),
     ("early_stop.json", '{"rows": []}'),
     ("step_costs_cuda.json", '{"verify_cost": 3}')])
@@ -1038,6 +1043,20 @@ def test_a_file_of_figures_in_the_wrong_shape_names_its_fix(file, content, monke
     no_exception(at)
     (error,) = at.error.values
     assert error.startswith(f"The measured figures in {tmp_path / file} are damaged ("), error
+
+
+def test_a_fault_while_reading_figures_keeps_its_traceback_in_the_log(tmp_path, caplog):
+    """The page names the file and its fix; the log keeps what was raised, where, in case the
+    fault is in the reading code rather than in the file."""
+    from specdec_core.results import ResultsFileError, reading
+
+    path = tmp_path / "gamma_sweep.json"
+    with pytest.raises(ResultsFileError, match=r"damaged \(KeyError: 'rows'\)") as info:
+        with reading(path):
+            {}["rows"]
+    assert isinstance(info.value.__cause__, KeyError)
+    (record,) = [r for r in caplog.records if r.name == "specdec_core.results"]
+    assert str(path) in record.getMessage() and record.exc_info[0] is KeyError
 
 
 def scoreboard(at: AppTest) -> list[tuple[int, str]]:

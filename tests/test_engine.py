@@ -464,7 +464,8 @@ def test_numpy_numbers_are_settings_like_any_other():
     setting = Sampling(np.float32(0.7), top_k=np.int64(5), top_p=np.float32(0.9))
     assert (setting.temperature, setting.top_k, setting.top_p) == pytest.approx((0.7, 5, 0.9))
     assert [type(v) for v in (setting.temperature, setting.top_k, setting.top_p)] == [float, int, float]
-    for bad in (dict(temperature=np.float32("nan")), dict(top_p=np.float32(1.5)), dict(temperature=True)):
+    for bad in (dict(temperature=np.float32("nan")), dict(top_p=np.float32(1.5)), dict(temperature=True),
+                dict(temperature=float("inf")), dict(top_p=10 ** 400)):
         with pytest.raises(ValueError, match="temperature|top_p"):
             Sampling(**bad)
 

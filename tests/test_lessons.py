@@ -478,12 +478,14 @@ def test_monte_carlo_chart(rejected):
 def test_a_token_named_by_its_bytes_is_explained_where_a_chart_shows_one(rejected):
     """Step 1 and 2 say what "⟨A8⟩" is when a drafted or shown token holds part of a character."""
     plain = figures.draft_chart(rejected).alt, figures.verify_chart(rejected).alt
-    assert not any("⟨E2 80⟩" in alt for alt in plain)
-    odd = dataclasses.replace(rejected, labels={**rejected.labels, 1: "⟨A8⟩"})
-    for chart in (figures.draft_chart(odd), figures.verify_chart(odd)):
-        assert "“⟨A8⟩”" in chart.alt or "⟨A8⟩" in str(chart.rows)
-        assert chart.alt.endswith("A name such as ⟨E2 80⟩ is a token that holds only some of a character's "
-                                  "bytes, shown in hex: that character takes more than one token to write.")
+    assert not any("⟨E2·80⟩" in alt for alt in plain)
+    for name in ("⟨A8⟩", " ⟨F0·9F·98⟩"):  # one byte; three, after a space
+        odd = dataclasses.replace(rejected, labels={**rejected.labels, 1: name})
+        for chart in (figures.draft_chart(odd), figures.verify_chart(odd)):
+            assert odd.label(1) in str(chart.rows)
+            assert chart.alt.endswith("A name such as ⟨E2·80⟩ is a token that holds only some of a "
+                                      "character's bytes, shown in hex: that character takes more than "
+                                      "one token to write.")
 
 
 def test_a_coin_flip_is_never_written_as_a_bound():
@@ -491,14 +493,18 @@ def test_a_coin_flip_is_never_written_as_a_bound():
     assert coin_comparison(0.00003, 0.001049, kept=True) == "u = 0.00003 < min(1, p/q) = 0.001"
     assert coin_comparison(0.99996, 1.0, kept=True) == "u = 0.99996 < min(1, p/q) = 1.00"
     assert coin_comparison(0.99996, 0.62, kept=False) == "u = 0.99996 ≥ min(1, p/q) = 0.62"
+    # nor rounded to 0 or 1 by the decimals that tell two close values apart
+    assert coin_comparison(0.00001, 0.0003, kept=True) == "u = 0.00001 < min(1, p/q) = 0.0003"
+    assert coin_comparison(0.99995, 0.9999, kept=False) == "u = 0.99995 ≥ min(1, p/q) = 0.9999"
+    assert coin_comparison(0.0003, 0.00001, kept=False) == "u = 0.0003 ≥ min(1, p/q) = 0.00001"
     assert [wording.draw_text(u, 4) for u in (0.00002, 0.99999, 0.5, 0.0)] == ["0.00002", "0.99999",
                                                                                 "0.5000", "0.0000"]
 
 
 def test_shares_are_never_rounded_to_none_or_all():
-    shares = (0.0, 0.004, 0.0004, 0.5, 0.998, 0.9996, 1.0)
+    shares = (0.0, 0.004, 0.0004, 0.5, 0.998, 0.9996, 1.0, -1e-9, 1 + 1e-9)
     assert [wording.share_text(x) for x in shares] == ["0%", "0.4%", "under 0.1%", "50%", "99.8%",
-                                                       "over 99.9%", "100%"]
+                                                       "over 99.9%", "100%", "0%", "100%"]
 
 
 def test_counts_are_singular_for_one():
@@ -512,7 +518,9 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     assert "drafter table's α for Nimbus-mini (0.428, So what page)" in at_once
     few = playground.short_text_note(5, "early-exit-9", None)
     assert few.startswith("Nimbus-large ends its own text after 5 tokens here")
-    assert "comes from those few positions and says little" in few and "mid-sentence" in few
+    assert "comes from this run's own few checks and says little" in few and "mid-sentence" in few
+    noisy = playground.short_text_note(1, "Nimbus-mini", 0.4281, noise=0.3)
+    assert "(0.428, So what page, measured without draft noise, which the chart then leaves out)" in noisy
 
 
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():

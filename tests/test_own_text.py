@@ -84,6 +84,15 @@ def test_the_first_tokens_are_read_without_splitting_the_rest(pair, text, limit)
         assert max(read) < len(text) / 4, (max(read), len(text))
 
 
+def test_no_cut_falls_next_to_a_character_python_does_not_know():
+    """U+31350 is unassigned in Python's Unicode tables but a letter in newer ones, as the
+    tokenizer may have them: no cut before or after it, where the plain rule would make two."""
+    from specdec_core.quality import _cuts
+
+    assert list(_cuts("ab.c d", 0, 6)) == [2, 4]
+    assert list(_cuts("a\U00031350.b", 0, 4)) == []
+
+
 @pytest.mark.parametrize("text, window, max_tokens, message", [
     ("Hi", 512, 8192, "at least two tokens"),
     (TEXT, 1, 8192, "at least 2"),

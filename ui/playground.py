@@ -143,7 +143,7 @@ def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[f
     notes = [same_text_note(s.temperature, same)]
     if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
         table_alpha = table.alpha if table else None
-        notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha))
+        notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise))
         return (summary.alpha if table_alpha is None else table_alpha), notes
     steady = steady_alphas(*key)
     # the grid's noise nearest the slider's, which float steps may miss by a rounding error

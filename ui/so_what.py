@@ -19,25 +19,24 @@ def speed_table() -> bool:
     speed = load("speed.json")
     if not speed:
         return False
-    with figures("speed.json"):
-        _speed_rows(speed)
-    return True
-
-
-def _speed_rows(speed: list[dict]) -> None:
-    speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
-                              r["gamma"], r["temperature"]))
-    runs = run_numbers(speed)
+    with figures("speed.json"):  # the file's figures read into rows; drawn after, outside
+        speed.sort(key=lambda r: (r["drafter"] != default_drafter(), r["drafter"], r.get("stop_below", 0.0),
+                                  r["gamma"], r["temperature"]))
+        runs = run_numbers(speed)
+        # the settings in one short cell, then the results, the ratios first: where a phone's
+        # width (or a projector's, or a laptop's beside the sidebar) still shows them; the run
+        # beside the drafter when there are several: the caption points to it
+        rows = [{"drafter": r["drafter"], **({"run": run} if max(runs) > 1 else {}),
+                 "setting": speed_setting(float(r["temperature"]), int(r["gamma"]),
+                                          float(r.get("stop_below", 0.0))),
+                 "speed-up": float(r["speedup"]), "vs transformers": float(r["ours_vs_hf"]),
+                 "tokens / pass": float(r["tokens_per_target_pass"]),
+                 "target alone": float(r["target_tokens_per_s"]),
+                 "speculative": float(r["speculative_tokens_per_s"])}
+                for r, run in zip(speed, runs)]
+        repeats = repeats_text(speed, runs)
     st.header("Speed, measured side by side")
-    # the settings in one short cell, then the results, the ratios first: where a phone's width
-    # (or a projector's, or a laptop's beside the sidebar) still shows them
-    # the run beside the drafter when there are several: the caption points to it
-    number_table([{"drafter": r["drafter"], **({"run": run} if max(runs) > 1 else {}),
-                   "setting": speed_setting(r["temperature"], r["gamma"], r.get("stop_below", 0.0)),
-                   "speed-up": r["speedup"], "vs transformers": r["ours_vs_hf"],
-                   "tokens / pass": r["tokens_per_target_pass"],
-                   "target alone": r["target_tokens_per_s"], "speculative": r["speculative_tokens_per_s"]}
-                  for r, run in zip(speed, runs)],
+    number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
                  helps={"setting": "γ: the most tokens a round drafts; greedy or T: the temperature; "
@@ -53,10 +52,11 @@ def _speed_rows(speed: list[dict]) -> None:
              "tokens per second, which move with the machine's load." if max(runs) > 1 else "")
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
-               f"{repeats_text(speed, runs)}{apart} A setting names γ, the temperature (greedy, or T) "
+               f"{repeats}{apart} A setting names γ, the temperature (greedy, or T) "
                "and any early stop: with stop < P, a round's draft ends after a token the drafter gave "
                "less than P, so γ is the most a round drafts: fewer drafts are thrown away after a "
                "rejection, and the pass that checks them is cheaper.")
+    return True
 
 
 def _swept_columns(table) -> list[dict]:
@@ -131,12 +131,14 @@ def gamma_sweep() -> bool:
     sweep = load("gamma_sweep.json")
     if not sweep:
         return False
-    with figures("gamma_sweep.json"):
-        show_chart(sweep_chart(sweep), "sweep")
+    with figures("gamma_sweep.json"):  # the chart built from the file's figures; drawn after
+        chart = sweep_chart(sweep)
+    show_chart(chart, "sweep")
     verify = saved_verify_costs()
     if 4 in verify:
         with figures("step_costs_cuda.json"):
-            st.caption(verify_cost_note(verify, load("step_costs_cuda.json")))
+            note = verify_cost_note(verify, load("step_costs_cuda.json"))
+        st.caption(note)
     return True
 
 
@@ -145,11 +147,12 @@ def early_stop() -> bool:
     early = load("early_stop.json")
     if not early:
         return False
-    with figures("early_stop.json"):
-        show_chart(early_stop_chart(early), "early_stop")
-        st.caption(f"Each round is priced at a draft step's cost (c = {early['cost_ratio']:.2f}) per "
-                   "drafted token plus the measured cost of the pass that checks them, so settings are "
-                   "compared without timing noise. From benchmarks/early_stop.py.")
+    with figures("early_stop.json"):  # the chart built from the file's figures; drawn after
+        chart, cost = early_stop_chart(early), float(early["cost_ratio"])
+    show_chart(chart, "early_stop")
+    st.caption(f"Each round is priced at a draft step's cost (c = {cost:.2f}) per drafted token plus "
+               "the measured cost of the pass that checks them, so settings are compared without "
+               "timing noise. From benchmarks/early_stop.py.")
     return True
 
 
