@@ -59,7 +59,9 @@ def _draft_takeaway(sc: Scenario) -> str:
 def _verify_takeaway(sc: Scenario) -> str:
     slots = sc.gamma + 1
     single = round(sc.single_pass_seconds * 1000)  # as shown: the sum below is worked from it
-    ratio = sc.verify_seconds / sc.single_pass_seconds
+    verify = round(sc.verify_seconds * 1000)
+    # from the milliseconds as shown, so that a reader who divides them gets the same ratio
+    ratio = verify / single if single else sc.verify_seconds / sc.single_pass_seconds
     # timings on a busy machine scatter by a tenth or so: never "0.9 times" a smaller pass, nor
     # "about as long as" one that took much longer
     if ratio >= 1.05:
@@ -69,7 +71,7 @@ def _verify_takeaway(sc: Scenario) -> str:
     else:
         as_long = "no longer than"
     return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored all "
-            f"{sc.gamma} guesses plus a bonus slot in {sc.verify_seconds * 1000:.0f} ms, {as_long} a "
+            f"{sc.gamma} guesses plus a bonus slot in {verify} ms, {as_long} a "
             f"pass over one position ({single} ms).{_quiet_check_cost(sc.gamma, ratio)} "
             "If every guess is kept, that one pass buys "
             f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about {slots} × {single} = "
@@ -235,7 +237,7 @@ STEPS = (
          "to there itself, and one more **p** for the slot after the last guess (if every guess is "
          "kept, a free extra token is drawn from it: step 4).\n\n"
          "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes the "
-         "check, on average over everything the draft might have drawn there. Next to each orange "
+         "check of step 3, on average over everything the draft might have drawn there. Next to each orange "
          "q and blue p, the green bar is the smaller of the two, min(p, q), and β is their sum over "
          "all tokens. The token the draft actually drew gets its own chance in the next step.",
          _verify_takeaway),
@@ -247,12 +249,12 @@ STEPS = (
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
-         "Drawing again from p would be wrong: a token the draft over-offered (**q > p**) already "
-         "reached its full share p through the keep route, and a fresh draw from p would give it "
-         "more. Instead, for every token, take how much more the target wanted it than the draft "
-         "offered, **max(0, p(x) − q(x))**, and divide those amounts by their total **Z** to get "
-         "a distribution **r**. Only tokens the draft under-offered have any weight "
-         f"in r. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
+         "Replace it with a draw from **r**: for every token, take how much more the target "
+         "wanted it than the draft offered, **max(0, p(x) − q(x))**, and divide those amounts by "
+         "their total **Z**. Only tokens the draft under-offered (**q < p**) have any weight in r. "
+         "Why not simply draw again from p? A token the draft over-offered (**q > p**) is drafted "
+         "with chance q and kept with chance p/q, so it already comes out with probability p; a "
+         f"fresh draw from p would give it more. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
          "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
@@ -260,11 +262,11 @@ STEPS = (
                    "pass that checked them also gave Nimbus-large's **p** for the slot after the last "
                    "guess (step 2), and a **bonus** token is drawn straight from it: one more token "
                    "without another pass. In a round with a rejection, the rejected guess is replaced "
-                   "instead, and not by a fresh draw from p, which would over-give the tokens the draft "
-                   "over-offered (**q > p**): they already reached their full share p through the keep "
-                   "route. The replacement comes from **r**, the amounts **max(0, p(x) − q(x))** the "
-                   "draft under-offered, divided by their total **Z**. Roll again for a round with a "
-                   "rejection to see r.")),
+                   "instead, by a draw from **r**: the amounts **max(0, p(x) − q(x))** the draft "
+                   "under-offered, divided by their total **Z**. Not by a fresh draw from p: a token "
+                   "the draft over-offered (**q > p**) is drafted with chance q and kept with chance "
+                   "p/q, so it already comes out with probability p. Press Worked example below for a "
+                   "round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "

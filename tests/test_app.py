@@ -1139,6 +1139,19 @@ def test_a_table_view_writes_its_probabilities_to_four_significant_digits():
     assert {k: c["type_config"]["format"] for k, c in config.items()} == {"p": "%.4g", "q": "%.4g"}
 
 
+def test_a_decided_round_says_what_text_it_leaves():
+    """From step 4 the round is decided: the worked example's rejected "␣not" and the "␣available"
+    after it are shown struck and dashed, and a line under them gives the text that stands."""
+    said = "After this round the text reads “Your export failed because your account was locked”"
+    for number in (4, 5):
+        at = page("walkthrough", step=str(number))
+        no_exception(at)
+        assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
+    assert not any(said in c.value for c in page("walkthrough", step="3").caption)
+    kept = [c.value for c in page("walkthrough", step="4", seed="130").caption if "After this round" in c.value]
+    assert len(kept) == 1 and "struck" not in kept[0]  # every guess kept: none to leave out
+
+
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
     lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     row = ui.race.race_row(2, ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))

@@ -861,6 +861,13 @@ def test_step_2_never_calls_the_longer_pass_the_cheaper_one(rejected, verify, sa
     assert f"{said} a pass over one position (10 ms)" in text and "0.9 times" not in text
 
 
+def test_step_2_works_its_ratio_out_from_the_milliseconds_it_shows(rejected):
+    """57.6 ms over 46.4 ms is 1.24, but the page shows 58 and 46, whose ratio is 1.26: a reader
+    who divides them must get what the sentence says."""
+    text = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.0576, single_pass_seconds=0.0464))
+    assert "in 58 ms, 1.3 times as long as a pass over one position (46 ms)" in text
+
+
 def test_step_2_names_the_quiet_cost_where_a_busy_server_timed_the_check_far_from_it(rejected):
     """A check timed at 2.2 single passes on a loaded server would contradict the lesson that
     checking costs little more than one step; the γ sweep's quiet figure is named beside it,

@@ -98,7 +98,7 @@ def drafter_family() -> bool:
         "- **α** is the chance that a draft the target checks is kept: β = Σ min(p, q) averaged over "
         "many positions, at temperature 1. A draft after a rejection is never checked, so fewer of "
         f"all drafted tokens survive: at γ = 4 and α = {alpha:.3f} ({drafter}), a round keeps "
-        f"α + α² + α³ + α⁴ ≈ {kept:.2f} of its 4 drafts on average ({kept / 4:.0%}).\n"
+        f"α + α² + α³ + α⁴ ≈ {kept:.2f} drafts on average, only {kept / 4:.0%} of its 4.\n"
         "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
         "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
         "own).\n"

@@ -18,7 +18,7 @@ from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
 from . import focus, frame, settings
-from .display import chip, html_block, metric_row, plain_markdown, show_chart
+from .display import chip, html_block, metric_row, plain_markdown, plain_text, show_chart
 from .models import get_pair, get_scenario
 
 LAST = len(STEPS)
@@ -92,6 +92,11 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     return " ".join(pieces)
 
 
+def round_text(sc: Scenario) -> str:
+    """The prompt and the tokens the round leaves: its kept guesses and its last token."""
+    return sc.prompt + "".join(sc.labels.get(t, f"#{t}") for t in sc.record.tokens)
+
+
 def _last_token(sc: Scenario) -> str:
     """The round's last token, the correction or the bonus, with its note."""
     color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
@@ -109,6 +114,10 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
+    if number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
+        dropped = "" if sc.record.bonus else ": a struck or dashed guess is not part of it"
+        st.caption(plain_text(f"After this round the text reads “{round_text(sc)}”{dropped}."),
+                   unsafe_allow_html=True)
     if sc.drafter != DEFAULT_DRAFTER:
         st.caption(f"The draft model here is **{sc.drafter}**, standing in for Nimbus-mini "
                    f"(change it {settings.in_the_sidebar()}).")
