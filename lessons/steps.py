@@ -144,17 +144,27 @@ def _never_drafted(sc: Scenario, row: int, token: int) -> str:
             "correction or a bonus token can bring it into the text.")
 
 
-def _drafter_average(sc: Scenario) -> str:
-    """What the drafter's rounds give on average, from its measured alpha (temperature 1 only)."""
+# this round's expected tokens this far from the drafter's average are worth a remark
+FAR_FROM_AVERAGE = 0.5
+
+
+def _drafter_average(sc: Scenario, these: float) -> str:
+    """What the drafter's rounds give on average, from its measured alpha (temperature 1 only),
+    and whether this round's drafts (`these` tokens expected) were easier or harder than most."""
     alpha = getattr(drafter_quality(sc.drafter), "alpha", None)
     if alpha is None or sc.sampling != Sampling():
         return ""
+    average = expected_tokens_per_round(alpha, sc.gamma)
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
-    return (f" In general, {sc.drafter_label} has the acceptance rate α = {alpha:.3f} (β averaged over "
+    text = (f" In general, {sc.drafter_label} has the acceptance rate α = {alpha:.3f} (β averaged over "
             "many positions). If every checked guess were kept independently with that chance, the "
             "first would stand with chance α, the first two with α², and so on, and the target's "
-            f"pass always adds one token: {_powers_of_alpha(sc.gamma)} = "
-            f"{expected_tokens_per_round(alpha, sc.gamma):.2f} tokens per round on average.")
+            f"pass always adds one token: {_powers_of_alpha(sc.gamma)} = {average:.2f} tokens per "
+            "round on average.")
+    if abs(these - average) >= FAR_FROM_AVERAGE:
+        text += (f" So this round's guesses were {'easier' if these > average else 'harder'} to get "
+                 f"right than most ({these:.2f} against {average:.2f}).")
+    return text
 
 
 def _powers_of_alpha(gamma: int) -> str:
@@ -173,7 +183,7 @@ def _exact_takeaway(sc: Scenario) -> str:
     these = expected_tokens_given_drafts(keeps)
     return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows "
             f"Nimbus-large's distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
-            f"would give {these:.2f} tokens on average.{_drafter_average(sc)}")
+            f"would give {these:.2f} tokens on average.{_drafter_average(sc, these)}")
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,

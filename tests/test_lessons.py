@@ -932,6 +932,22 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     assert "In general" not in step(5).takeaway(cooler)
 
 
+def test_the_exactness_takeaway_says_when_a_round_was_easier_or_harder_than_most(rejected, all_kept):
+    """A round whose drafts would give half a token or more above (or below) the drafter's
+    average says so, so that 3.01 beside 1.72 does not read as a contradiction."""
+    from specdec_core.quality import drafter_table
+
+    average = expected_tokens_per_round({r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"], 3)
+    for sc in (rejected, all_kept):
+        keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]) for i, t in enumerate(sc.draft_tokens)]
+        these = expected_tokens_given_drafts(keeps)
+        text = step(5).takeaway(dataclasses.replace(sc, drafter="nimbus-mini"))
+        remark = f"were {'easier' if these > average else 'harder'} to get right than most ({these:.2f} against"
+        assert (remark in text) == (abs(these - average) >= 0.5), (these, average, text)
+    easy = step(5).takeaway(dataclasses.replace(all_kept, drafter="nimbus-mini"))
+    assert "easier to get right than most" in easy  # every draft has p ≥ q: all 4 tokens expected
+
+
 def test_step_out_of_range():
     for bad in (0, 6, -1):
         with pytest.raises(ValueError):
