@@ -111,11 +111,11 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False)
             {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
-            {"label": "Closed form per pass", "value": f"{summary.expected_tokens_per_round:.2f}",
-             "help": "(1 − α^(γ+1)) / (1 − α) at the measured α: the tokens per pass if every draft "
-                     "were kept with the same chance α, independently. Averaged over the rounds, each "
-                     "at the drafts it made: γ, or fewer in the last rounds, which draft no more than "
-                     "the tokens still to write need"},
+            {"label": "Closed form, these rounds", "value": f"{summary.expected_tokens_per_round:.2f}",
+             "help": "The tokens per pass these rounds would give on average if every draft were kept "
+                     "with the same chance α (the measured one), independently: (1 − α^(k+1)) / (1 − α) "
+                     "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
+                     "where a round drafts and writes no more than the tokens still to write need"},
             {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
              "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"})
         html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
