@@ -247,7 +247,8 @@ STEPS = (
          "to there itself, and one more **p** for the slot after the last guess (if every guess is "
          "kept, a free extra token is drawn from it: step 4).\n\n"
          "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes the "
-         "check of step 3, on average over everything the draft might have drawn there. Next to each orange "
+         "check of step 3, on average over everything the draft might have drawn there. Next to "
+         "each orange "
          "q and blue p, the green bar is the smaller of the two, min(p, q), and β is their sum over "
          "all tokens. The token the draft actually drew gets its own chance in the next step.",
          _verify_takeaway),
@@ -264,7 +265,8 @@ STEPS = (
          "their total **Z**. Only tokens the draft under-offered (**q < p**) have any weight in r. "
          "Why not simply draw again from p? A token the draft over-offered (**q > p**) is drafted "
          "with chance q and kept with chance p/q, so it already comes out with probability p; a "
-         f"fresh draw from p would give it more. If all {GUESSES} guesses were kept, there is nothing to correct, and the "
+         f"fresh draw from p would give it more. If all {GUESSES} guesses were kept, there is "
+         "nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
          "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
