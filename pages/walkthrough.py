@@ -5,11 +5,10 @@ follow_app()  # first: see ui/navigation.py
 from ui import frame, walkthrough  # noqa: E402
 
 frame.begin("Faster, not different",
-            "The draft model (Nimbus-mini, unless another is picked) guesses four tokens and one pass "
-            "of Nimbus-large checks them. Guesses are kept up to the first that fails its test; that "
-            "one is replaced by a draw from what the draft under-offered, and if all of them pass, "
-            "one more token is drawn from Nimbus-large's own next distribution. The kept guesses were "
-            "drawn by the draft, yet every token comes out distributed exactly as Nimbus-large would "
-            "have drawn it on its own.",
+            "A small draft model (Nimbus-mini, unless another is picked) guesses four tokens, and one "
+            "pass of Nimbus-large checks them all: it keeps guesses up to the first it turns down, "
+            "replaces that one with a corrected draw, and adds a free token when it keeps them all. "
+            "The five steps show how, and why every token still comes out distributed exactly "
+            "as Nimbus-large would have written it alone.",
             step_top=walkthrough.STEP_TOP)
 walkthrough.render()

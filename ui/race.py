@@ -160,16 +160,17 @@ def _suggest_best_gamma() -> None:
     best, speedup = expected_best(row)
     if best == s.gamma or s.stop > 0:
         return
-    source = (f"From the drafter table's α and c on the So what page, with the checking pass at the "
-              f"γ sweep's measured costs (its column “{SWEPT}”), {drafter_label(s.drafter)} is "
-              "expected to")
+    expected = f"{drafter_label(s.drafter)} is expected to"
+    source = (f" (From the So what page: the drafter table's α and c, with the checking pass at the "
+              f"γ sweep's measured costs, its column “{SWEPT}”.)")
     if speedup >= 1:
-        advice = (f"{source} pay off most at γ = {best} ({speedup:.2f}x): each extra draft costs a "
-                  "draft step, but is reached and kept only with chance α, α², α³…, which shrinks "
-                  "fast, and on this CPU the pass that checks the drafts also costs more as γ grows.")
+        advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x). Each extra draft costs a "
+                  "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
+                  "fast; on this CPU the pass that checks the drafts also costs more as γ grows."
+                  + source)
     else:
-        advice = (f"{source} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
-                  f"({speedup:.2f}x).")
+        advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
+                  f"({speedup:.2f}x).{source}")
     if s.temperature != 1 or s.top_p != 1:
         advice += (" The table was measured at temperature 1 without top-p; at these settings the "
                    "drafts are kept more or less often, so the best γ may differ (the playground "
