@@ -113,6 +113,20 @@ def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise:
             "to write and the figures more to count.")
 
 
+def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) -> str:
+    """Why one text's tokens per pass (as shown, to two decimals) can pass the speed-up chart's
+    ceiling 1/(1 − α), which that chart's caption states: its own α (`measured`) was higher
+    than the chart's, or, where it was not, its keeps came in runs, which the closed form's
+    independent coins do not expect."""
+    if not 0 < alpha < 1 or round(tokens_per_pass, 2) <= round(1 / (1 - alpha), 2):
+        return ""
+    why = (f"this one text's own α was {measured:.2f}, against the chart's {alpha:.2f}"
+           if round(measured, 2) > round(alpha, 2) else
+           "this text's keeps came in runs, which the closed form's independent coins do not expect")
+    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling, "
+            f"1/(1 − α) = {1 / (1 - alpha):.2f}: {why}.")
+
+
 # the run's measured α and the fixed text's this far apart are worth a sentence of their own
 FAR_APART = 0.2
 
@@ -141,7 +155,7 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
                "flip each, where the figure above weighs every position by its chance β" if same_text
                else "this run wrote another text than Nimbus-large's own, and how often a drafter "
                "guesses right depends on the text it guesses in, and on the luck of a few checks")
-        note += (f" Here the two are far apart ({measured:.2f} over this run's {checks} checks "
+        note += (f" Here the two are far apart ({measured:.2f} over this run's {counted(checks, 'check')} "
                  f"against {alpha:.2f}): {why}.")
     return note
 

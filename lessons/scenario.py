@@ -37,6 +37,7 @@ class Scenario:
     labels: dict[int, str] = field(repr=False)  # token id -> its text
     verify_seconds: float  # the single target pass over all drafted positions
     single_pass_seconds: float  # one target pass for one position
+    timed_on: str = "cpu"  # the device those passes ran on
 
     @property
     def gamma(self) -> int:
@@ -112,4 +113,4 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
         shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown),
-                    *(pass_costs or pass_seconds(pair, prompt_ids, drafts)))
+                    *(pass_costs or pass_seconds(pair, prompt_ids, drafts)), timed_on=pair.device)

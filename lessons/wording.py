@@ -10,9 +10,10 @@ from specdec_core.inputs import clip_prompt
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
 
 
-def counted(n: int, noun: str) -> str:
-    """A count and its noun, singular for one: "1 token", "48 tokens"."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """A count and its noun, singular for one: "1 token", "48 tokens"; `plural` where adding
+    "s" does not make it ("target passes")."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
 def cut_message(what: str, had: int, limit: int, kept: int) -> str:
@@ -104,7 +105,8 @@ def significant(x: float, figures: int) -> str:
     """x to `figures` significant figures, never in scientific notation."""
     if x == 0:
         return "0"
-    return f"{x:.{max(0, figures - 1 - math.floor(math.log10(abs(x))))}f}"
+    rounded = float(f"{x:.{figures - 1}e}")  # its magnitude after rounding: 0.9996 is 1.00, not 1.000
+    return f"{x:.{max(0, figures - 1 - math.floor(math.log10(abs(rounded))))}f}"
 
 
 def coin_pair(u: float, line: float) -> tuple[str, str]:

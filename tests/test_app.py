@@ -40,7 +40,7 @@ from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_table
 from specdec_core.sampling import speculative_round
 from lessons.style import ORIGIN_COLORS, visible
-from ui.display import chip, colored_text, origin_legend, plain_markdown, plain_text
+from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +106,7 @@ def test_whole_app_first_run_and_every_page():
             assert json.loads(chart.proto.config)["doubleClick"] is False, name
         if name == "playground":  # its controls share their keys with the race's
             assert (at.session_state["gamma"], at.session_state["top_p"]) == (4, 1.0)
-            assert at.session_state["prompt"] == DEFAULT_PROMPT and len(at.metric) == 4
+            assert at.session_state["prompt"] == DEFAULT_PROMPT and len(at.metric) == 5
 
 
 def test_shared_settings_survive_a_page_switch():
@@ -436,6 +436,15 @@ def test_a_misspelt_setting_is_matched_to_the_one_it_likely_means():
     assert _meant("p", names) is _meant("abc", names) is _meant("embed_x", names) is None
 
 
+def test_a_page_leaves_a_setting_it_has_no_control_for_unread():
+    """The race has no draft-noise slider: a noise in its link is the playground's to read,
+    not the race's to refuse or to write."""
+    at = page("race", noise="0.33")
+    no_exception(at)
+    assert not at.warning and at.query_params.get("noise") == "0.33"
+    assert "Ignored `noise=0.33`" in page("playground", noise="0.33").warning[0].value
+
+
 @pytest.mark.parametrize("name, param, raw, default", TAMPERED,
                          ids=[f"{n}-{p}={r[:8]}" for n, p, r, _ in TAMPERED])
 def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
@@ -459,7 +468,7 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     elif name == "thread":
         assert at.selectbox(key=param).value == default and len(at.metric) == 3  # replied
     else:
-        assert len(at.metric) == 4  # the playground still ran, on the defaults
+        assert len(at.metric) == 5  # the playground still ran, on the defaults
         if param == "prompt":
             assert at.text_area[0].value == DEFAULT_PROMPT
 
@@ -765,6 +774,10 @@ def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
     clean, noisy = page("playground"), page("playground", noise="0.5")
     (_, a0), (said, a5) = steady(clean), steady(noisy)
     assert a5 < a0 - 0.05 and f"({a0:.2f} without noise)" in said
+    # beside this run's α at the top, where a reader who moves a slider looks first
+    labels = [m.label for m in noisy.metric]
+    assert labels[:2] == ["α, measured", "α, Nimbus-large's text"]
+    assert noisy.metric[1].value == f"{a5:.2f}" and clean.metric[1].value == f"{a0:.2f}"
     # the chart's title stands above it as a heading, for screen readers
     assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
     greedy = page("playground", temperature="0")
@@ -918,6 +931,8 @@ def test_a_prompt_the_target_ends_at_once_prices_the_chart_at_the_drafter_tables
     assert f"({table:.3f}, So what page)" in note
     assert any(f"What α = {table:.2f} buys" in m for m in html_texts(at)), html_texts(at)
     assert "Target passes for 1 token" in [m.label for m in at.metric]
+    (table_metric,) = [m for m in at.metric if m.label == "α, drafter table"]
+    assert table_metric.value == f"{table:.2f}"
     assert any(c.value.startswith("1 round to write 1 token ") for c in at.caption)
 
 
@@ -1152,11 +1167,45 @@ def test_a_decided_round_says_what_text_it_leaves():
     assert len(kept) == 1 and "struck" not in kept[0]  # every guess kept: none to leave out
 
 
+def test_step_3_says_what_its_guesses_looks_mean():
+    """Step 3 is the first to show guesses kept (green), struck and dashed: a key under the line
+    names the looks it shows, and only those."""
+    key = [c.value for c in page("walkthrough", step="3").caption if c.value.startswith("The guesses above")]
+    assert key == ["The guesses above: green, kept; struck through, rejected; dashed, never checked "
+                   "(it came after the rejection)."]
+    kept = [c.value for c in page("walkthrough", step="3", seed="130").caption if c.value.startswith("The guesses")]
+    assert kept == ["The guesses above: green, kept."]
+    predicting = page("walkthrough", step="3", predict="1")  # no coin flipped yet
+    assert [c.value for c in predicting.caption if c.value.startswith("The guesses")] == [
+        "The guesses above: orange, not checked yet."]
+
+
+def test_the_last_step_links_on_to_the_other_pages():
+    """Step 5 has no Next: links to the pages that go on from it, which instructor mode's hidden
+    sidebar would otherwise keep out of reach. Run through app.py, whose navigation they need."""
+    def links(step: str) -> list[str]:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+        at.query_params["step"] = step
+        at.run()
+        no_exception(at)
+        return [link.proto.page for link in at.get("page_link")]
+    assert links("5") == ["code", "thread", "so_what", "playground", "race"]
+    assert links("4") == []
+
+
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
     lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     row = ui.race.race_row(2, ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))
     # numbers, so that the table sorts them as numbers
     assert (row["race"], row["tokens"], row["asked"], row["same text"]) == (2, 3, 160, "yes")
+
+
+def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
+    """Every race draws Nimbus-large's lane first after one token and one pass."""
+    one = ui.race.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
+    assert ui.race.lane_heading(one).endswith("1 token · 1 target pass · 2.0 tokens/s")
+    two = ui.race.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
+    assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0 tokens/s")
 
 
 def slow_lane(monkeypatch, method: str) -> None:
@@ -1281,6 +1330,20 @@ def test_someones_own_text_keeps_its_lines_and_its_direction():
     reversed = plain_text("\u202eHi, my export failed 👩\u200d💻")
     assert "\u202e" not in reversed
     assert '<span dir="ltr">⟨U+202E⟩</span>Hi, my export failed 👩\u200d💻<' in reversed
+
+
+def test_someones_own_text_stays_one_html_block_that_markdown_leaves_alone():
+    """A blank line ends an HTML block, and markdown then reads what follows: a link, a picture
+    fetched from another site. CommonMark (which Streamlit's markdown follows) ends a line at
+    "\r" as well as "\n"; a block that markdown leaves alone comes out exactly as it went in."""
+    from markdown_it import MarkdownIt
+
+    markdown = MarkdownIt("commonmark")
+    for text in ("Hi\r\r![x](https://tracker.example/p.png) [click me](https://evil.example)",
+                 "Hi\n\n**bold** _it_ `code` $x$ ~~gone~~", "a\r\n\r\n<b>x</b>", "\\*not*\\"):
+        for body in (plain_text(text), html_div(colored_text([(text, "accepted"), ("!", "bonus")]))):
+            assert markdown.render(body).strip() == body, (text, body)
+    assert plain_text("*a* [b](c) `d`").count("&#42;") == 2  # read as text even outside a block
 
 
 def test_the_colour_key_reads_as_words():

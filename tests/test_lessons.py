@@ -507,9 +507,31 @@ def test_shares_are_never_rounded_to_none_or_all():
                                                        "over 99.9%", "100%", "0%", "100%"]
 
 
+def test_significant_figures_count_after_rounding():
+    """0.9996 to three figures is 1.00: rounding up to the next power of ten leaves one decimal
+    fewer, not four figures ("1.000")."""
+    assert [significant(x, 3) for x in (0.9996, 0.09996, 0.123456, 999.6, 0.0004321, 0.5)] == [
+        "1.00", "0.100", "0.123", "1000", "0.000432", "0.500"]
+
+
 def test_counts_are_singular_for_one():
     assert [counted(n, "token") for n in (0, 1, 2, 1234)] == ["0 tokens", "1 token", "2 tokens",
                                                                       "1,234 tokens"]
+    assert [counted(n, "target pass", "target passes") for n in (1, 2)] == ["1 target pass",
+                                                                           "2 target passes"]
+    one = steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 1, measured=0.0, checks=1)
+    assert "the one text of 1 token " in one and "over this run's 1 check against" in one
+
+
+def test_a_text_above_the_charts_ceiling_says_why():
+    """1/(1 − α) bounds the closed form's tokens per pass at the chart's α; one short text can
+    pass it, with a higher α of its own or with keeps in runs, and the page says which."""
+    higher = playground.above_ceiling_note(1.92, 0.54, 0.35)
+    assert higher == (" This text's 1.92 tokens per pass is above the chart's ceiling, 1/(1 − α) = 1.54: "
+                      "this one text's own α was 0.54, against the chart's 0.35.")
+    assert "came in runs" in playground.above_ceiling_note(1.92, 0.35, 0.35)
+    assert playground.above_ceiling_note(1.54, 0.54, 0.35) == ""  # at the ceiling as shown, not above
+    assert playground.above_ceiling_note(1.4, 0.3, 0.0) == playground.above_ceiling_note(3, 1, 1) == ""
 
 
 def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
@@ -802,9 +824,16 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     assert "all three guesses in a **single forward pass**" in body
     texts = [part for n in range(1, 6) for part in step(n).text(sc)]
     assert not any("{" in t or "four guesses" in t for t in texts)
-    assert ("All three guesses of this round were kept" in step(4).text(sc)[1]) == sc.record.bonus
+    assert ("This round kept all three guesses" in step(4).text(sc)[1]) == sc.record.bonus
     # and they name the round's own draft model
     assert step(1).text(sc)[1].startswith(f"The draft model, {sc.drafter_label}, is cheap")
+    # a draft of one token (end-of-text at once) is one guess, in the singular
+    one = dataclasses.replace(sc, draft_tokens=sc.draft_tokens[:1])
+    question, body = step(2).text(one)
+    assert question == "How does the big model check one guess at once?"
+    assert "plus the one guess in a **single forward pass**" in body
+    assert ("If the one guess were kept" in step(4).text(one)[1]) != sc.record.bonus
+    assert " in 1 quick sequential step. " in step(1).takeaway(one)
     other = dataclasses.replace(sc, drafter="early-exit-4")
     assert step(1).text(other)[1].startswith("The draft model, early-exit-4, is cheap")
 
@@ -882,6 +911,9 @@ def test_step_2_names_the_quiet_cost_where_a_busy_server_timed_the_check_far_fro
     just_over = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 0.35),
                                                      single_pass_seconds=0.010))
     assert "quiet run" in just_over  # the gap is 0.3, not wider
+    on_gpu = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 1),
+                                                  single_pass_seconds=0.010, timed_on="cuda"))
+    assert "quiet run" not in on_gpu  # the sweep ran on a CPU: a GPU's pass is another machine
 
 
 def test_a_correction_the_draft_could_never_have_drafted_says_why():

@@ -17,7 +17,10 @@ def render() -> None:
     st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
                 f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
                 f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}. "
-                "As in both papers that introduced the method, the function keeps the **bonus token** "
+                "As in the two papers that introduced the method (Leviathan, Kalman and Matias, *Fast "
+                "Inference from Transformers via Speculative Decoding*; Chen et al., *Accelerating "
+                "Large Language Model Decoding with Speculative Sampling*; both 2023), the function "
+                "keeps the **bonus token** "
                 "(some tutorials drop it): when every draft survives, the target's extra distribution "
                 "is used, not wasted. Leviathan et al. write p for the target and q for the draft, as "
                 "here; Chen et al. swap the two letters.")
@@ -32,7 +35,8 @@ def render() -> None:
     with st.expander("The loop around it: drafting, the one target pass, rolling the caches back"):
         st.markdown("From `specdec_core/engine.py`: each round the draft writes its tokens one at a "
                     "time, one target pass scores them all, the function above decides, and both "
-                    "models' key-value caches are cut back to the tokens that stand, so that the "
-                    "next round reads only what is new.")
+                    "models' key-value caches (what each layer computed for the tokens already read, "
+                    "kept so that a pass computes only the new positions) are cut back to the tokens "
+                    "that stand, so that the next round reads only what is new.")
         for source in code_lesson.loop_sources():
             st.code(source, language="python", wrap_lines=wrap)

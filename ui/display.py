@@ -119,8 +119,9 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     how many tokens came each way."""
     chips = "<wbr>".join(_token_chip(text, origin, last=i == len(pieces) - 1)
                          for i, (text, origin) in enumerate(pieces))
-    # on one line: a blank line would end the HTML block, and markdown would take what follows
-    said = re.sub(r"\s*\n\s*", " ", "".join(text for text, _ in pieces))
+    # on one line: a blank line ("\r" ends a line too) would end the HTML block, and markdown
+    # would take what follows
+    said = re.sub(r"\s*[\r\n]\s*", " ", "".join(text for text, _ in pieces))
     spoken = f"{said} ({origin_counts([o for _, o in pieces])})"
     return f'<span aria-hidden="true">{chips}</span><span class="sr-only">{html.escape(spoken)}</span>'
 
@@ -158,16 +159,25 @@ def _line_ends_shown(text: str) -> str:
     return re.sub(r"\n[ \t]*", lambda m: visible(m.group()), text)
 
 
+# one pass over someone's text: HTML's characters escaped; a line end (markdown reads "\r" as
+# one too) and the characters markdown reads as syntax within a line, written as character
+# references, which markdown reads as text; a colon too, which Streamlit reads before markdown
+# does, as the start of an icon such as ":material/home:"
+_PLAIN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;",
+                        "\n": "&#10;", **{c: f"&#{ord(c)};" for c in "\\`*_[]$~:"}})
+_LINE_END = re.compile(r"\r\n?")
+
+
 def plain_text(text: str) -> str:
     """Someone's own text as HTML: escaped, its line breaks and runs of spaces kept, and its
     direction taken from its first letters (dir="auto"), so that a right-to-left message ends
-    at its left edge with its punctuation there. A line break is written as a character
-    reference: a blank line would end the HTML block, and markdown would take what follows; so
-    is a colon, which Streamlit reads before markdown does, as the start of an icon such as
-    ":material/home:". A character that would reorder the text around it shows as its code
-    point, ⟨U+202E⟩ (a link could otherwise show a whole class a message reversed), set left to
-    right on its own so that its Latin letter does not decide the direction of the text."""
-    kept = html.escape(text.replace("\r\n", "\n")).replace("\n", "&#10;").replace(":", "&#58;")
+    at its left edge with its punctuation there. Nothing in it is read as markdown: a blank
+    line would end the HTML block and let markdown take what follows (a link, a picture from
+    another site), so line ends are written as character references, and so are markdown's own
+    characters. A character that would reorder the text around it shows as its code point,
+    ⟨U+202E⟩ (a link could otherwise show a whole class a message reversed), set left to right
+    on its own so that its Latin letter does not decide the direction of the text."""
+    kept = _LINE_END.sub("\n", text).translate(_PLAIN)
     kept = "".join(f'<span dir="ltr">{code_point(c)}</span>' if c in BIDI_CONTROLS else c for c in kept)
     return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
 

@@ -1,13 +1,13 @@
 """Self-study: change the draft's quality and the decoding settings, see what it costs."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (FEW_TOKENS, RoundSummary, same_text_note, short_bonus_note,
+from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, same_text_note, short_bonus_note,
                                 short_rounds_note, short_text_note, steady_alpha_note, summarize)
 from lessons.speed_story import saved_verify_costs
 from lessons.wording import counted
@@ -72,8 +72,7 @@ def controls() -> None:
     st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
                      drafter_names(), key="drafter",
                      help="Each step up the ladder has a higher measured acceptance rate (table on "
-                     "the So what page). early-exit-K is Nimbus-large's first K layers and its "
-                     "output layer, used untrained as a drafter.")
+                     f"the So what page). {settings.DRAFTERS_NAMED}")
     # the draft's side on the left, the sampling on the right; a row at a time, each slider at
     # its row's foot, so that a label wrapped in instructor mode's large type moves no slider
     c1, c2 = st.columns(2, vertical_alignment="bottom")
@@ -100,14 +99,17 @@ def alpha_help(drafter: str) -> str:
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 
-def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False) -> RoundSummary:
-    """The measured figures and the coloured text, as far as they have been written."""
+def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
+         priced: dict | None = None) -> RoundSummary:
+    """The measured figures and the coloured text, as far as they have been written; `priced`,
+    once known, the metric of the α the chart is priced at, beside this run's."""
     s = st.session_state
     summary = summarize(list(written.rounds), s.gamma, written.stats.new_tokens, PLAY_TOKENS, eos)
     with slot.container():
         so_far(f"{written.stats.new_tokens} of up to {PLAY_TOKENS} tokens", whole)
         metric_row(
             {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_note},
+            *([priced] if priced else []),
             {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
@@ -122,20 +124,23 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False)
     return summary
 
 
-def written_text(eos: int) -> tuple[Written, RoundSummary]:
-    """The text for the controls as they stand, drawn after each target pass unless it is whole."""
+def written_text(eos: int) -> tuple[Written, RoundSummary, Callable[[dict], object]]:
+    """The text for the controls as they stand, drawn after each target pass unless it is whole;
+    with a call that draws it again with the metric of the α the chart is priced at."""
     s = st.session_state
     key = (s.drafter, s.prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
     slot, note = st.empty(), alpha_help(s.drafter)  # the note reads the drafter table: once a run
     written = draw_as_written(play_stream(*key), lambda: passes(*key),
                               lambda partial: draw(slot, partial, eos, note))
-    return written, draw(slot, written, eos, note, whole=True)
+    return (written, draw(slot, written, eos, note, whole=True),
+            lambda priced: draw(slot, written, eos, note, whole=True, priced=priced))
 
 
-def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[float, list[str]]:
-    """The α the speed-up chart is priced at, and the notes that say where it comes from: α on
-    the text Nimbus-large writes alone from the prompt, at the slider's noise; where that text
-    is only a few tokens long, the drafter table's α (`table`: the drafter's row, or None)."""
+def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[float, list[str], dict | None]:
+    """The α the speed-up chart is priced at, the notes that say where it comes from, and its
+    metric (None where it is this run's own α, which the metrics already show): α on the text
+    Nimbus-large writes alone from the prompt, at the slider's noise; where that text is only a
+    few tokens long, the drafter table's α (`table`: the drafter's row, or None)."""
     s = st.session_state
     key = (s.drafter, s.prompt, s.temperature, s.top_p, int(s.seed))
     own, start = reference_text(pair, *key[1:])
@@ -144,14 +149,27 @@ def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[f
     if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
         table_alpha = table.alpha if table else None
         notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise))
-        return (summary.alpha if table_alpha is None else table_alpha), notes
+        if table_alpha is None:
+            return summary.alpha, notes, None
+        return table_alpha, notes, {"label": "α, drafter table", "value": f"{table_alpha:.2f}",
+                                    "help": TABLE_ALPHA_HELP}
     steady = steady_alphas(*key)
     # the grid's noise nearest the slider's, which float steps may miss by a rounding error
     alpha = steady[min(steady, key=lambda n: abs(n - s.noise))]
     notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                       drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
                                       sum(summary.checked), same))
-    return alpha, notes
+    return alpha, notes, {"label": "α, Nimbus-large's text", "value": f"{alpha:.2f}", "help": OWN_ALPHA_HELP}
+
+
+# what the metric beside "α, measured" holds
+OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone from this prompt, at this "
+                  "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
+                  "the drafter and the noise alone, where the measured one also moves with the luck of "
+                  "each new text. The speed-up chart below is priced at it.")
+TABLE_ALPHA_HELP = ("Nimbus-large ends its own text at once after this prompt, too soon to measure α on: "
+                    "this is the drafter table's α (So what page, measured without draft noise), which "
+                    "the speed-up chart below is priced at.")
 
 
 def render() -> None:
@@ -163,9 +181,11 @@ def render() -> None:
         st.info("Type a prompt to continue.")
         return
     s = st.session_state
-    written, summary = written_text(pair.tokenizer.eos_token_id)
+    written, summary, redraw = written_text(pair.tokenizer.eos_token_id)
     table = drafter_quality(s.drafter)
-    alpha, notes = chart_alpha(pair, written, summary, table)
+    alpha, notes, priced = chart_alpha(pair, written, summary, table)
+    if priced:
+        redraw(priced)
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))
@@ -184,8 +204,9 @@ def render() -> None:
                    f"{s.drafter}")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
     short = short_rounds_note(summary, s.gamma)
+    ceiling = above_ceiling_note(summary.tokens_per_round, summary.alpha, alpha)
     st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}"
-               f"{short}. The cost of a draft step relative to a target step {source}, and the cost "
+               f"{short}.{ceiling} The cost of a draft step relative to a target step {source}, and the cost "
                "of the pass that checks γ drafts from its γ sweep. The measured figures count one "
                "short text: another seed moves them by a few tenths, more than the closed form gains "
                "from γ = 4 to 8, and a new γ changes every draw after the first few drafted tokens. "

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
 from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
-from lessons.wording import ROUNDING_TIE
+from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream
@@ -100,8 +100,8 @@ def draw_lane(lane: Finished) -> None:
 
 
 def lane_heading(lane: Finished) -> str:
-    passes = f"{lane.passes} target pass{'' if lane.passes == 1 else 'es'}"
-    return f"**{lane.name}**  \n{len(lane.ids)} tokens · {passes} · {lane.rate:.1f} tokens/s"
+    passes = counted(lane.passes, "target pass", "target passes")
+    return f"**{lane.name}**  \n{counted(len(lane.ids), 'token')} · {passes} · {lane.rate:.1f} tokens/s"
 
 
 class Lane:

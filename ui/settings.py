@@ -35,12 +35,20 @@ PLAYGROUND = [
                lambda text: fit_text(text, MAX_PROMPT_CHARS, "prompt in the link")),
 ]
 RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
+# the race's controls: the playground's, but for the draft noise, which it has no slider for
+RACE_PAGE = [p for p in PLAYGROUND if p.name != "noise"] + RACE
 THREAD = [text_param("message", QUESTIONS[0],
                     lambda text: fit_question(text, "message in the link"))]
 EVERY_PAGE = SHARED + WALKTHROUGH + PLAYGROUND + RACE + THREAD
 
 __all__ = ["show_problems"]  # url_state's, which every page calls through this module
 
+
+# the drafters by name, for the controls that choose one
+DRAFTERS_NAMED = ("early-exit-K is Nimbus-large's first K layers and its output layer, used "
+                  "untrained as a drafter; nimbus-mini-early is Nimbus-mini as it was after 4 % of "
+                  "its training (a saved checkpoint, not the early stop of the race); Nimbus-mini "
+                  "is the small model trained to imitate Nimbus-large.")
 
 # what a control does, in its tooltip, on every page that has it
 HELP = {
@@ -86,11 +94,11 @@ def save_playground() -> None:
 
 
 def load_race() -> list[str]:
-    return load(PLAYGROUND + RACE)
+    return load(RACE_PAGE)
 
 
 def save_race() -> None:
-    save(PLAYGROUND + RACE)
+    save(RACE_PAGE)
 
 
 def load_thread() -> list[str]:
@@ -123,10 +131,7 @@ def sidebar(drafter: bool = True) -> None:
     with st.sidebar:
         if drafter:
             st.selectbox("Draft model", drafter_names(), key="drafter",
-                         help="Ordered by acceptance rate α, poorest first: early-exit-K is "
-                              "Nimbus-large's first K layers and its output layer, used untrained as "
-                              "a drafter; Nimbus-mini is the small model trained to imitate "
-                              "Nimbus-large")
+                         help=f"Ordered by acceptance rate α, poorest first. {DRAFTERS_NAMED}")
         st.number_input("Seed", key="seed", **limits("seed"),
                         help=f"Same seed, same draws: share the link to show the same round. A whole "
                              f"number from 0 to {MAX_SEED:,}")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_passes
+from lessons.wording import counted
 from specdec_core.inputs import is_blank
 
 from . import settings
@@ -34,16 +35,16 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
     s = st.session_state
     cut = "" if reply.complete or not whole else f", replies cut at {lesson.REPLY_TOKENS} tokens (…)"
     with slot.container():
-        so_far(f"{tokens} tokens", whole)
+        so_far(counted(tokens, "token"), whole)
         metric_row({"label": "Target passes, speculative", "value": passes},
                    {"label": "Target passes, Nimbus-large alone", "value": tokens,
                     "help": "One pass per token"},
                    {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
         st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
                    f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of the "
-                   f"{reply.stats.checked} drafts it checked (α ≈ {reply.stats.alpha:.2f} for this reply, at "
+                   f"{counted(reply.stats.checked, 'draft')} it checked (α ≈ {reply.stats.alpha:.2f} for this reply, at "
                    f"temperature {lesson.REPLY_TEMPERATURE}; α depends on the temperature, and the "
-                   "drafter table's is at 1); a draft after a rejection is never checked. Green tokens "
+                   "drafter table's on the So what page is at 1); a draft after a rejection is never checked. Green tokens "
                    "(solid underline) are drafts that were kept, pink ones (dashed) corrections, blue "
                    "ones (double) bonus tokens. A model this small sometimes repeats itself; such a "
                    "loop comes from Nimbus-large's own distribution, which the pair samples exactly.")

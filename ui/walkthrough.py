@@ -5,6 +5,7 @@ from urllib.parse import urlencode, urlparse
 
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from lessons import figures
 from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_distance, hidden_shortcuts,
@@ -65,20 +66,37 @@ def _new_round(seed: int) -> None:
     focus.after_click("Roll again", show=STEP_TOP)
 
 
+def verdicts(sc: Scenario, at_step: int, revealed: int | None = None) -> list[str]:
+    """What is known of each guess at this step: drafted, kept, rejected or never checked. In
+    predict-first mode (`revealed` coins shown at step 3) a guess stays a bare draft until its
+    coin is revealed, and those after a rejection until the rejection is."""
+    checks = sc.record.checks
+    unrevealed = at_step == 3 and revealed is not None and revealed < len(checks)
+    return ["drafted" if at_step < 3 or (unrevealed and i >= revealed)
+            else ("kept" if checks[i].accepted else "rejected") if i < len(checks)
+            else "never checked" for i in range(sc.gamma)]
+
+
+# how the line over step 3 shows each verdict, in words
+VERDICT_KEY = {"drafted": "orange, not checked yet", "kept": "green, kept", "rejected": "struck through, rejected",
+               "never checked": "dashed, never checked (it came after the rejection)"}
+
+
+def verdict_key(sc: Scenario, revealed: int | None = None) -> str:
+    """The key to the guesses' looks in step 3's line, naming only the looks it shows."""
+    return "The guesses above: " + "; ".join(VERDICT_KEY[v] for v in dict.fromkeys(verdicts(sc, 3, revealed))) + "."
+
+
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     """The prompt and the round's tokens, coloured by what is known at this step
     (`revealed` limits the verdicts shown at step 3, for predict-first mode)."""
     pieces = [chip(sc.prompt, visible_space=False)]
-    checks = sc.record.checks
-    for i, t in enumerate(sc.draft_tokens):
-        # in predict-first mode a guess stays a bare draft until its coin is revealed, and those
-        # after a rejection until the rejection is
-        if at_step < 3 or (at_step == 3 and revealed is not None and i >= revealed
-                           and revealed < len(checks)):
+    for t, verdict in zip(sc.draft_tokens, verdicts(sc, at_step, revealed)):
+        if verdict == "drafted":
             pieces.append(chip(sc.label(t), Q_COLOR, title="drafted", spoken="drafted"))
-        elif i < len(checks) and checks[i].accepted:
+        elif verdict == "kept":
             pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept", spoken="kept"))
-        elif i < len(checks):
+        elif verdict == "rejected":
             strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
             if at_step >= 4:  # the correction takes the rejected guess's place in the text
@@ -114,6 +132,8 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
+    if number == 3:  # the verdicts' looks, first shown here
+        st.caption(verdict_key(sc, revealed))
     if number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
         dropped = "" if sc.record.bonus else ": a struck or dashed guess is not part of it"
         st.caption(plain_text(f"After this round the text reads “{round_text(sc)}”{dropped}."),
@@ -278,8 +298,36 @@ def render() -> None:
     else:
         st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
     _nav()
+    if number == LAST:
+        _where_next()
     focus.restore()
     _class_link()
+
+
+# after the last step, the pages that go on from it: (page file, what it holds, icon)
+NEXT_PAGES = (
+    ("pages/code.py", "The code: this round as a Python function, with its values beside its lines",
+     ":material/code:"),
+    ("pages/thread.py", "The Nimbus thread: a whole support reply, each token coloured by how it came",
+     ":material/forum:"),
+    ("pages/so_what.py", "So what: the speed-ups measured on this machine, and what bounds them",
+     ":material/speed:"),
+    ("pages/playground.py", "Playground: make the draft better or worse, and watch α and the speed-up",
+     ":material/tune:"),
+    ("pages/race.py", "Race: Nimbus-large alone against the pair, side by side", ":material/sports_score:"),
+)
+
+
+def _where_next() -> None:
+    """Links on from the last step: in instructor mode there is no sidebar to find them in."""
+    slot = st.empty()
+    try:
+        with slot.container():
+            st.markdown("**Where next**")
+            for path, label, icon in NEXT_PAGES:
+                st.page_link(path, label=label, icon=icon)
+    except StreamlitPageNotFoundError:  # this page's file run on its own, outside app.py's navigation
+        slot.empty()
 
 
 def _class_link() -> None:
