@@ -880,7 +880,7 @@ def test_playground_reacts_to_gamma():
     # per round, the tokens shown: the 48-token limit may cut the last round short
     metrics = {m.label: m.value for m in at.metric}
     passes = int(metrics["Target passes for 48 tokens"])
-    assert metrics["Tokens per target pass"] == f"{48 / passes:.2f}"
+    assert metrics["Tokens per pass"] == f"{48 / passes:.2f}"
     assert any(c.value.startswith(f"{passes} rounds to write 48 tokens") for c in at.caption)
 
 

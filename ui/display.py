@@ -77,10 +77,10 @@ def _as_shown(value, fmt: str | None):
     return round(value, int(digits[1])) if digits and isinstance(value, float) else value
 
 
-def metric_row(*metrics: dict) -> None:
+def metric_row(*metrics: dict, gap: str = "medium") -> None:
     """Metrics side by side while they fit and on the next line when they do not, each as wide
     as its label and value: columns of a fixed share cut both off at a projector's width."""
-    with st.container(horizontal=True, gap="medium"):
+    with st.container(horizontal=True, gap=gap):
         for metric in metrics:
             st.metric(width="content", **metric)
 

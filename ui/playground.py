@@ -110,7 +110,7 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
         metric_row(
             {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_note},
             *([priced] if priced else []),
-            {"label": "Tokens per target pass", "value": f"{summary.tokens_per_round:.2f}",
+            {"label": "Tokens per pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
             {"label": "Closed form, these rounds", "value": f"{summary.expected_tokens_per_round:.2f}",
@@ -119,7 +119,8 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
                      "where a round drafts and writes no more than the tokens still to write need"},
             {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
-             "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"})
+             "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"},
+            gap="small")  # five in one row beside the sidebar at 1280 px
         html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
     return summary
 
