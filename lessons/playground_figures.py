@@ -85,17 +85,18 @@ def position_chart(by_position, checked) -> Chart:
                                     "array": [h - r for h, r in zip(high, rates)],
                                     "arrayminus": [r - lo for lo, r in zip(low, rates)]}))
     # on two lines, so that it fits the chart's width in a projector's large type
-    fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90 % range for the rate)",
+    fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90 % confidence interval)",
                      type="category")
     fig.update_yaxes(range=[0, 1.05], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)
     rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n,
-             "90 % range": "–" if not n else f"{lo:.2f} to {hi:.2f}"}
+             "90 % interval": "–" if not n else f"{lo:.2f} to {hi:.2f}"}
             for i, (r, n, lo, hi) in enumerate(zip(by_position, checked, low, high))]
     alt = "Acceptance by position: " + ", ".join(
         f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
         for i, (r, n) in enumerate(zip(by_position, checked))) + (
         ". Position k is checked only when the guesses before it were all kept, so later positions "
-        "are checked less often, and their rates, resting on fewer checks, could lie anywhere in a "
-        "wider range (the whiskers, 90 % Wilson intervals).")
+        "are checked less often, and their rates, resting on fewer checks, say less. The whiskers "
+        "are 90 % Wilson confidence intervals for a position's chance of a keep, as if each check "
+        "were an independent coin with that chance (in fact the chance moves along the text).")
     return Chart(fig, rows, alt)

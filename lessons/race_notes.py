@@ -66,12 +66,14 @@ def ended_note(sides: Sequence[tuple[str, int]], tokens: int) -> str:
 
 
 def overshoot_note(speedup: float, per_pass: float) -> str:
-    """Where timing noise beat the cost model: a round costs at least one target pass, so the
-    speed-up cannot exceed the tokens each pass bought."""
+    """Where timing noise beat the cost model: with these drafters a round, its drafts and its
+    check, costs about one target pass or more (γc + v > 1 in every row of the drafter table),
+    so the speed-up cannot well exceed the tokens each pass bought."""
     if speedup <= per_pass:
         return ""
     return (f"This speed-up came out above the tokens per target pass ({speedup:.2f}x against "
             f"{per_pass:.2f}), as if a whole round, drafts and check, had cost less than one pass of "
-            "Nimbus-large alone. That is timing noise: the machine's load changed during the race (a "
+            "Nimbus-large alone. With this drafter a round costs about one pass or more, so that is "
+            "most likely timing noise: the machine's load changed during the race (a "
             "browser on this same machine, drawing each side's tokens as they come, counts too). The "
             "speed-ups on the So what page were measured over many generations and are steadier.")

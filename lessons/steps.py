@@ -193,11 +193,12 @@ def _exact_takeaway(sc: Scenario) -> str:
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
-                         chance: ChanceRange) -> str:
+                         chance: ChanceRange, more_draws: bool = True) -> str:
     """Step 5's warning where a shortcut's error hides in the simulation's noise (`hidden`, from
     montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule. The
     reason is β only where β explains it: resampling from p is off by at most β, accepting every
-    draft by 1 − β; otherwise the draws are too few."""
+    draft by 1 − β; otherwise the draws are too few (`more_draws`: whether the page offers
+    more)."""
     if not hidden:
         return ""
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
@@ -211,7 +212,8 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
     else:
         why = (f"At {draws:,} draws perfect samples of p land {chance.typical:.3f} from p on average, "
                f"and between {chance.low:.3f} and {chance.high:.3f} in 9 runs out of 10.")
-        then = "More draws tell them apart."
+        then = ("More draws tell them apart." if more_draws else
+                "More draws than this page simulates would tell them apart.")
     # the figure the metrics above measure, with the tokens not shown as one bucket; the
     # caption under the note gives the distance over the whole vocabulary, which can be larger
     names = " and ".join(f"“{rule}” (exactly {error:.3f} from p with the tokens not shown as one bucket)"
@@ -222,17 +224,19 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
             f"{'it' if one else 'them'} against the rule, which is exact at every β. {then}")
 
 
-def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange) -> str:
+def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange, more_draws: bool = True) -> str:
     """Step 5's word where the exact rule's own simulated distance (`distance`) lands above the
     range chance gives 9 runs in 10, as 1 run in 20 does: said, so that the rule is not read as
     failing the test that shows it exact. Compared as shown, to three decimals: a distance
-    that reads as the range's top is at its edge, not above it."""
+    that reads as the range's top is at its edge, not above it. `more_draws`: whether the page
+    offers more draws than these."""
     if round(distance, 3) <= round(chance.high, 3):
         return ""
     return (f"This time accept-or-correct itself lands above that range ({distance:.3f} against up to "
             f"{chance.high:.3f}). Perfect samples of p do that 1 run in 20, and the rule's output is "
-            f"distributed exactly as p, so it does too: another seed or more than {draws:,} draws "
-            "bring it back, where a wrong rule's error stays.")
+            f"distributed exactly as p, so it does too: another seed "
+            f"{f'or more than {draws:,} draws bring' if more_draws else 'brings'} it back, where a "
+            "wrong rule's error stays.")
 
 
 STEPS = (
@@ -251,8 +255,8 @@ STEPS = (
          "A transformer scores every position of its input in parallel, and each position sees "
          "only the tokens before it. So that one pass yields the target's distribution **p** at "
          "each guess, the same distribution Nimbus-large would compute had it written the text up "
-         "to there itself, and one more **p** for the slot after the last guess (if every guess is "
-         "kept, a free extra token is drawn from it: step 4).\n\n"
+         "to there itself (up to floating-point rounding), and one more **p** for the slot after "
+         "the last guess (if every guess is kept, a free extra token is drawn from it: step 4).\n\n"
          "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes the "
          "check of step 3, on average over everything the draft might have drawn there. Next to "
          "each orange "

@@ -9,6 +9,6 @@ frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replie
             "model proposing tokens (Nimbus-mini, or the draft model chosen for the app) and Nimbus-large "
             "checking them. Each reply is a fair sample of what "
             f"Nimbus-large alone would have written at the same temperature ({REPLY_TEMPERATURE:g}); the "
-            "pair needed fewer passes of Nimbus-large to write it.",
+            "pair needed at most as many passes of Nimbus-large to write it, and usually fewer.",
             typing=True)
 thread.render()

@@ -1245,7 +1245,7 @@ def test_a_race_thrown_off_by_noise_does_not_also_claim_a_small_scatter(monkeypa
     button(at, "Start the race").click().run()
     no_exception(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "That is timing noise" in captions and "a tenth or two" not in captions
+    assert "most likely timing noise" in captions and "a tenth or two" not in captions
 
 
 def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):

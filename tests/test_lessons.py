@@ -534,6 +534,14 @@ def test_a_text_above_the_charts_ceiling_says_why():
     assert playground.above_ceiling_note(1.4, 0.3, 0.0) == playground.above_ceiling_note(3, 1, 1) == ""
 
 
+def test_the_gain_from_a_larger_gamma_is_set_against_a_seeds_spread_only_where_smaller():
+    """At α 0.43 the closed form gains 0.02 tokens per pass from γ = 4 to 8, far less than
+    another seed moves one text; at α 0.8 it gains about a whole token, and the claim is dropped."""
+    assert playground.gamma_gain_clause(0.43) == (", more than the closed form gains from γ = 4 to 8 "
+                                                  "at α = 0.43 (+0.02 tokens per pass)")
+    assert playground.gamma_gain_clause(0.8) == ""
+
+
 def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     at_once = playground.short_text_note(1, "Nimbus-mini", 0.4281)
     assert at_once.startswith("Nimbus-large ends its text at once after this prompt: too few positions")
@@ -646,8 +654,10 @@ def test_speedup_and_position_charts():
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks). Position k is checked only when the "
                          "guesses before it were all kept, so later positions are checked less often, "
-                         "and their rates, resting on fewer checks, could lie anywhere in a wider range "
-                         "(the whiskers, 90 % Wilson intervals).")
+                         "and their rates, resting on fewer checks, say less. The whiskers are 90 % "
+                         "Wilson confidence intervals for a position's chance of a keep, as if each "
+                         "check were an independent coin with that chance (in fact the chance moves "
+                         "along the text).")
 
 
 # --- Monte Carlo ---------------------------------------------------------------------------
@@ -720,6 +730,9 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     assert few.startswith("At 100 draws perfect samples of p land 0.073 from p on average, and between "
                           "0.035 and 0.118 in 9 runs out of 10.")
     assert "β =" not in few and few.endswith("More draws tell them apart.")
+    most = steps.hidden_shortcut_note({"resample from p on reject": 0.1}, 0.495, 100_000,
+                                      montecarlo.ChanceRange(typical=0.073, low=0.035, high=0.118), False)
+    assert most.endswith("More draws than this page simulates would tell them apart.")
     assert steps.hidden_shortcut_note({}, 0.5, 10_000, chance) == ""
 
 
@@ -728,6 +741,9 @@ def test_step_5_says_when_the_rule_lands_above_the_chance_range():
     nothing said inside the range."""
     chance = montecarlo.ChanceRange(typical=0.006, low=0.003, high=0.012)
     note = steps.unlucky_rule_note(0.013, 10_000, chance)
+    # at the slider's most draws, only another seed is left to try
+    most = steps.unlucky_rule_note(0.013, 100_000, chance, more_draws=False)
+    assert "another seed brings it back, where" in most and "more than" not in most
     assert note.startswith("This time accept-or-correct itself lands above that range (0.013 against "
                            "up to 0.012).") and "1 run in 20" in note and "more than 10,000 draws" in note
     assert steps.unlucky_rule_note(0.012, 10_000, chance) == ""
@@ -1024,8 +1040,8 @@ def test_acceptance_by_position_shows_how_far_each_rate_could_be_off():
     spans = [up + down for up, down in zip(bar.error_y.array, bar.error_y.arrayminus)]
     assert spans == sorted(spans)  # fewer checks, wider whiskers
     assert all(0 <= r - d and r + u <= 1 for r, u, d in zip(bar.y, bar.error_y.array, bar.error_y.arrayminus))
-    assert chart.rows[3]["90 % range"] == "0.00 to %.2f" % (1.645 ** 2 / (1 + 1.645 ** 2))
-    assert "90 % Wilson intervals" in chart.alt
+    assert chart.rows[3]["90 % interval"] == "0.00 to %.2f" % (1.645 ** 2 / (1 + 1.645 ** 2))
+    assert "90 % Wilson confidence intervals" in chart.alt
 
 
 def test_summarize_per_position_rates():

@@ -7,8 +7,9 @@ import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, same_text_note, short_bonus_note,
-                                short_rounds_note, short_text_note, steady_alpha_note, summarize)
+from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, gamma_gain_clause, same_text_note,
+                                short_bonus_note, short_rounds_note, short_text_note, steady_alpha_note,
+                                summarize)
 from lessons.speed_story import saved_verify_costs
 from lessons.wording import counted
 from lessons.written import Written, pass_by_pass
@@ -209,7 +210,7 @@ def render() -> None:
     st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}"
                f"{short}.{ceiling} The cost of a draft step relative to a target step {source}, and the cost "
                "of the pass that checks γ drafts from its γ sweep. The measured figures count one "
-               "short text: another seed moves them by a few tenths, more than the closed form gains "
-               "from γ = 4 to 8, and a new γ changes every draw after the first few drafted tokens. "
+               f"short text: another seed moves them by a few tenths{gamma_gain_clause(alpha)}, and "
+               "a new γ changes every draw after the first few drafted tokens. "
                "The closed form shows the trend; try a few seeds "
                f"({settings.in_the_sidebar()}) to see the spread.")

@@ -58,9 +58,8 @@ HELP = {
                    "The rule then compares the reshaped p and q. At 0, p puts all its weight on "
                    "one token, so a draft is kept exactly when it is Nimbus-large's top choice.",
     "top_p": "Each model keeps only its own most likely tokens that together hold this much "
-             "probability, and the rule compares the reshaped p and q. A draft outside "
-             "Nimbus-large's set has p = 0 and is always rejected: a low top-p raises α where both "
-             "sets hold the same top tokens, and lowers it where they do not. "
+             "probability, and the rule compares the reshaped p and q, so α can rise or fall. A draft "
+             "outside Nimbus-large's set has p = 0 and is always rejected. "
              "The guarantee is then about Nimbus-large with the same temperature and top-p. At "
              "temperature 0 each model takes its top token whatever top-p is, so it is switched off.",
 }

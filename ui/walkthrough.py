@@ -258,8 +258,10 @@ def _exactness(sc: Scenario) -> None:
                         f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
                         f"{chance.high:.3f} in 9 runs out of 10 (of {chance.runs} simulated). Any single "
                         "run, the rule's included, can land anywhere in that range."})
-    notes = (unlucky_rule_note(distances[RULES[0]], rounds, chance),
-             hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance))
+    more = rounds < max(settings.SIMULATED_DRAWS)  # the slider can go further
+    notes = (unlucky_rule_note(distances[RULES[0]], rounds, chance, more),
+             hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance,
+                                  more))
     for note in filter(None, notes):
         st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
