@@ -1084,7 +1084,7 @@ def test_the_race_scoreboard_shows_each_sides_progress_on_its_own_clock():
     at = page("race", tokens="8", temperature="0")
     button(at, "Start the race").click().run()
     no_exception(at)
-    rates = [float(head.split(" · ")[-1].removesuffix(" tokens/s")) for head in lane_heads(at)]
+    rates = [float(head.split(" · ")[-1].removesuffix("\u00a0tokens/s")) for head in lane_heads(at)]
     board = scoreboard(at)
     assert [text.split(":")[0] for _, text in board] == [
         "Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"]
@@ -1203,9 +1203,9 @@ def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for()
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     """Every race draws Nimbus-large's lane first after one token and one pass."""
     one = ui.race.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(one).endswith("1 token · 1 target pass · 2.0 tokens/s")
+    assert ui.race.lane_heading(one).endswith("1 token · 1 target pass · 2.0\u00a0tokens/s")
     two = ui.race.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0 tokens/s")
+    assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0\u00a0tokens/s")
 
 
 def slow_lane(monkeypatch, method: str) -> None:

@@ -101,7 +101,9 @@ def draw_lane(lane: Finished) -> None:
 
 def lane_heading(lane: Finished) -> str:
     passes = counted(lane.passes, "target pass", "target passes")
-    return f"**{lane.name}**  \n{counted(len(lane.ids), 'token')} · {passes} · {lane.rate:.1f} tokens/s"
+    # a number stays on its unit's line
+    return (f"**{lane.name}**  \n{counted(len(lane.ids), 'token')} · {passes} · "
+            f"{lane.rate:.1f}\u00a0tokens/s")
 
 
 class Lane:

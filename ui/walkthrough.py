@@ -342,4 +342,5 @@ def _class_link() -> None:
     here = urlparse(base).hostname in ("localhost", "127.0.0.1", "::1")
     where = (" (this computer's own address: give the class its network name or IP address "
              "in place of the host)" if here else "")
-    st.caption(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`{where}")
+    # in the body's type, not a caption's: on a projector it is what the class must copy
+    st.markdown(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`{where}")
