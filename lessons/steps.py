@@ -43,7 +43,8 @@ class Step:
         """(question, body) for this round, with its number of guesses (four, or fewer where the
         draft wrote end-of-text) and its draft model's name."""
         question, body = self.all_kept if self.all_kept and sc.record.bonus else (self.question, self.body)
-        return _counted_guesses(question, sc.gamma), _counted_guesses(body, sc.gamma).replace(DRAFTER, sc.drafter_label)
+        body = _counted_guesses(body, sc.gamma).replace(DRAFTER, sc.drafter_label)
+        return _counted_guesses(question, sc.gamma), body
 
 
 def _counted_guesses(text: str, n: int) -> str:
@@ -57,8 +58,8 @@ def _q(sc: Scenario, t: int) -> str:
 
 def _draft_takeaway(sc: Scenario) -> str:
     words = " ".join(_q(sc, t) for t in sc.draft_tokens)
-    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick sequential step')}. Nothing is decided "
-            "yet: these are guesses, each with the probability q the draft gave it.")
+    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick sequential step')}. "
+            "Nothing is decided yet: these are guesses, each with the probability q the draft gave it.")
 
 
 def _verify_takeaway(sc: Scenario) -> str:

@@ -7,9 +7,9 @@ import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, gamma_gain_clause, same_text_note,
-                                short_bonus_note, short_rounds_note, short_text_note, steady_alpha_note,
-                                summarize)
+from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, gamma_gain_clause,
+                                same_text_note, short_bonus_note, short_rounds_note, short_text_note,
+                                steady_alpha_note, summarize)
 from lessons.speed_story import saved_verify_costs
 from lessons.wording import counted
 from lessons.written import Written, pass_by_pass
@@ -120,7 +120,8 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
                      "where a round drafts and writes no more than the tokens still to write need"},
             {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
-             "value": written.stats.target_passes, "help": "Nimbus-large alone would need one pass per token"},
+             "value": written.stats.target_passes,
+             "help": "Nimbus-large alone would need one pass per token"},
             gap="small")  # five in one row beside the sidebar at 1280 px
         html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
     return summary
@@ -138,7 +139,8 @@ def written_text(eos: int) -> tuple[Written, RoundSummary, Callable[[dict], obje
             lambda priced: draw(slot, written, eos, note, whole=True, priced=priced))
 
 
-def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[float, list[str], dict | None]:
+def chart_alpha(pair, written: Written, summary: RoundSummary,
+                table) -> tuple[float, list[str], dict | None]:
     """The α the speed-up chart is priced at, the notes that say where it comes from, and its
     metric (None where it is this run's own α, which the metrics already show): α on the text
     Nimbus-large writes alone from the prompt, at the slider's noise; where that text is only a
@@ -161,7 +163,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary, table) -> tuple[f
     notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                       drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
                                       sum(summary.checked), same))
-    return alpha, notes, {"label": "α, Nimbus-large's text", "value": f"{alpha:.2f}", "help": OWN_ALPHA_HELP}
+    return alpha, notes, {"label": "α, Nimbus-large's text", "value": f"{alpha:.2f}",
+                          "help": OWN_ALPHA_HELP}
 
 
 # what the metric beside "α, measured" holds
@@ -208,8 +211,8 @@ def render() -> None:
     short = short_rounds_note(summary, s.gamma)
     ceiling = above_ceiling_note(summary.tokens_per_round, summary.alpha, alpha)
     st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}"
-               f"{short}.{ceiling} The cost of a draft step relative to a target step {source}, and the cost "
-               "of the pass that checks γ drafts from its γ sweep. The measured figures count one "
+               f"{short}.{ceiling} The cost of a draft step relative to a target step {source}, and "
+               "the cost of the pass that checks γ drafts from its γ sweep. The measured figures count one "
                f"short text: another seed moves them by a few tenths{gamma_gain_clause(alpha)}, and "
                "a new γ changes every draw after the first few drafted tokens. "
                "The closed form shows the trend; try a few seeds "

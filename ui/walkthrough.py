@@ -78,13 +78,15 @@ def verdicts(sc: Scenario, at_step: int, revealed: int | None = None) -> list[st
 
 
 # how the line over step 3 shows each verdict, in words
-VERDICT_KEY = {"drafted": "orange, not checked yet", "kept": "green, kept", "rejected": "struck through, rejected",
+VERDICT_KEY = {"drafted": "orange, not checked yet", "kept": "green, kept",
+               "rejected": "struck through, rejected",
                "never checked": "dashed, never checked (it came after the rejection)"}
 
 
 def verdict_key(sc: Scenario, revealed: int | None = None) -> str:
     """The key to the guesses' looks in step 3's line, naming only the looks it shows."""
-    return "The guesses above: " + "; ".join(VERDICT_KEY[v] for v in dict.fromkeys(verdicts(sc, 3, revealed))) + "."
+    shown = dict.fromkeys(verdicts(sc, 3, revealed))  # each look once, in the line's order
+    return "The guesses above: " + "; ".join(VERDICT_KEY[v] for v in shown) + "."
 
 
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
