@@ -78,6 +78,21 @@ _SCRIPT = """<script>
       .filter(d => d >= 0.25 * screen && d <= screen);
     return way * (ends.length ? Math.max(...ends) : screen);
   }};
+  // how far down an element shows anything: its last line of text, or the foot of a chart,
+  // picture, table or control in it; below that is padding (a tip box's, under its last line),
+  // which a press that brought only it into view would move the page for nothing
+  const inkBottom = el => {{
+    const ink = [...el.querySelectorAll('svg, canvas, img, iframe, table, button, input, [role="progressbar"]')]
+      .map(x => x.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom);
+    const texts = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = texts.nextNode(); t; t = texts.nextNode()) {{
+      if (!t.data.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(t);
+      ink.push(...[...range.getClientRects()].filter(r => r.height > 0).map(r => r.bottom));
+    }}
+    return ink.length ? Math.max(...ink) : el.getBoundingClientRect().bottom;
+  }};
   // how far to scroll before the key may press its button (0: press it): down until `anchor`
   // (the button) is in view, up until the step's first line is; never past anything unseen
   const readOn = (way, anchor) => {{
@@ -88,12 +103,13 @@ _SCRIPT = """<script>
       const hidden = start ? top - start.getBoundingClientRect().top : 0;
       return hidden <= 0 ? 0 : hidden + 16 <= screen ? -(hidden + 16) : screenMove(-1, seen);
     }}
-    // done once all above the button has been seen (the button itself may still be below);
-    // nor can the view pass the page's end
+    // done once all above the button has been seen (the button itself may still be below), as
+    // far down as each element shows anything; nor can the view pass the page's end
     const parts = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
       .filter(el => el.getBoundingClientRect().height > 0);
     const box = anchor.getBoundingClientRect();
-    const read = Math.max(top, ...parts.map(el => el.getBoundingClientRect().bottom).filter(b => b <= box.top + 1));
+    const read = Math.max(top, ...parts.filter(el => el.getBoundingClientRect().bottom <= box.top + 1)
+      .map(inkBottom));
     if (read <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
