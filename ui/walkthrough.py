@@ -134,12 +134,16 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
+    # one element here on every step, so that the buttons below keep their place in the page
+    # from step to step, and a focused one its focus
     if number == 3:  # the verdicts' looks, first shown here
         st.caption(verdict_key(sc, revealed))
-    if number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
+    elif number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
         dropped = "" if sc.record.bonus else ": a struck or dashed guess is not part of it"
         st.caption(plain_text(f"After this round the text reads “{round_text(sc)}”{dropped}."),
                    unsafe_allow_html=True)
+    else:
+        st.empty()
     if sc.drafter != DEFAULT_DRAFTER:
         st.caption(f"The draft model here is **{sc.drafter}**, standing in for Nimbus-mini "
                    f"(change it {settings.in_the_sidebar()}).")
