@@ -76,8 +76,9 @@ def _verify_takeaway(sc: Scenario) -> str:
         as_long = "about as long as"
     else:
         as_long = "no longer than"
-    return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored all "
-            f"{sc.gamma} guesses plus a bonus slot in {verify} ms, {as_long} a "
+    every = "the one guess" if sc.gamma == 1 else f"all {sc.gamma} guesses"
+    return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored "
+            f"{every} plus a bonus slot in {verify} ms, {as_long} a "
             f"pass over one position ({single} ms).{_quiet_check_cost(sc, ratio)} "
             "If every guess is kept, that one pass buys "
             f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about {slots} × {single} = "
@@ -106,6 +107,8 @@ def _quiet_check_cost(sc: Scenario, ratio: float) -> str:
 def _accept_takeaway(sc: Scenario) -> str:
     rec = sc.record
     if rec.bonus:
+        if sc.gamma == 1:
+            return "The one guess survived its coin flip, so it is kept."
         return f"All {sc.gamma} guesses survived their coin flips, so all {sc.gamma} are kept."
     bad = rec.checks[-1]
     kept = {0: "No guess is", 1: "1 guess is"}.get(rec.n_accepted, f"{rec.n_accepted} guesses are")
@@ -189,8 +192,9 @@ def _exact_takeaway(sc: Scenario) -> str:
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
     return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows "
-            f"Nimbus-large's distribution given the text before it. With fresh coin flips these {sc.gamma} drafts "
-            f"would give {these:.2f} tokens on average.{_drafter_average(sc, these)}")
+            f"Nimbus-large's distribution given the text before it. With fresh coin flips "
+            f"{'this draft' if sc.gamma == 1 else f'these {sc.gamma} drafts'} would give {these:.2f} "
+            f"tokens on average.{_drafter_average(sc, these)}")
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
@@ -251,7 +255,7 @@ STEPS = (
          "it drew. A token usually carries the space before its word: **␣** marks that space, as "
          "in “␣account”, and **↵** a new line.",
          _draft_takeaway),
-    Step(2, "Verify in one pass", f"How does the big model check {GUESSES} at once?",
+    Step(2, "Verify in one pass", f"How does the big model check {GUESSES} in one pass?",
          f"Nimbus-large reads the prompt plus {ALL_GUESSES} in a **single forward pass**. "
          "A transformer scores every position of its input in parallel, and each position sees "
          "only the tokens before it. So that one pass yields the target's distribution **p** at "
@@ -283,7 +287,7 @@ STEPS = (
          "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
                    f"This round kept {ALL_GUESSES}, so there is nothing to correct. The "
-                   "pass that checked them also gave Nimbus-large's **p** for the slot after the last "
+                   "checking pass also gave Nimbus-large's **p** for the slot after the last "
                    "guess (step 2), and a **bonus** token is drawn straight from it: one more token "
                    "without another pass. In a round with a rejection, the rejected guess is replaced "
                    "instead, by a draw from **r**: the amounts **max(0, p(x) − q(x))** the draft "

@@ -1175,6 +1175,11 @@ def test_step_3_says_what_its_guesses_looks_mean():
                    "(it came after the rejection)."]
     kept = [c.value for c in page("walkthrough", step="3", seed="130").caption if c.value.startswith("The guesses")]
     assert kept == ["The guesses above: green, kept."]
+    # a first guess rejected leaves three never checked
+    from types import SimpleNamespace
+    early = SimpleNamespace(gamma=4, record=SimpleNamespace(checks=[SimpleNamespace(accepted=False)]))
+    assert ui.walkthrough.verdict_key(early) == ("The guesses above: struck through, rejected; dashed, "
+                                                 "never checked (they came after the rejection).")
     predicting = page("walkthrough", step="3", predict="1")  # no coin flipped yet
     assert [c.value for c in predicting.caption if c.value.startswith("The guesses")] == [
         "The guesses above: orange, not checked yet."]

@@ -836,7 +836,7 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     sc = request.getfixturevalue(which)
     assert sc.gamma == 3
     question, body = step(2).text(sc)
-    assert question == "How does the big model check three guesses at once?"
+    assert question == "How does the big model check three guesses in one pass?"
     assert "all three guesses in a **single forward pass**" in body
     texts = [part for n in range(1, 6) for part in step(n).text(sc)]
     assert not any("{" in t or "four guesses" in t for t in texts)
@@ -846,10 +846,15 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     # a draft of one token (end-of-text at once) is one guess, in the singular
     one = dataclasses.replace(sc, draft_tokens=sc.draft_tokens[:1])
     question, body = step(2).text(one)
-    assert question == "How does the big model check one guess at once?"
+    assert question == "How does the big model check one guess in one pass?"
     assert "plus the one guess in a **single forward pass**" in body
     assert ("If the one guess were kept" in step(4).text(one)[1]) != sc.record.bonus
     assert " in 1 quick sequential step. " in step(1).takeaway(one)
+    assert "scored the one guess plus a bonus slot" in step(2).takeaway(one)
+    assert "With fresh coin flips this draft would give" in step(5).takeaway(one)
+    if sc.record.bonus:
+        assert step(3).takeaway(one) == "The one guess survived its coin flip, so it is kept."
+    assert not any(" 1 guesses" in t or " 1 drafts" in t for n in range(1, 6) for t in step(n).text(one))
     other = dataclasses.replace(sc, drafter="early-exit-4")
     assert step(1).text(other)[1].startswith("The draft model, early-exit-4, is cheap")
 

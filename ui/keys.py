@@ -82,7 +82,8 @@ _SCRIPT = """<script>
   // picture, table or control in it; below that is padding (a tip box's, under its last line),
   // which a press that brought only it into view would move the page for nothing
   const inkBottom = el => {{
-    const ink = [...el.querySelectorAll('svg, canvas, img, iframe, table, button, input, [role="progressbar"]')]
+    const ink = [...el.querySelectorAll('svg, canvas, img, iframe, table, button, input, textarea, select, '
+                                        + 'hr, [role="slider"], [role="progressbar"], .tok')]
       .map(x => x.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom);
     const texts = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let t = texts.nextNode(); t; t = texts.nextNode()) {{

@@ -100,10 +100,17 @@ def alpha_help(drafter: str) -> str:
     return f"Kept drafts / checked drafts, in this one text.{table}"
 
 
+# the second figure while the text is written: the α the chart is priced at comes after it
+PRICED_LATER = {"label": "α, Nimbus-large's text", "value": "…",
+                "help": "Worked out once the text is written (both models score the text Nimbus-large "
+                        "writes alone from this prompt)"}
+
+
 def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
-         priced: dict | None = None) -> RoundSummary:
+         priced: dict | None = PRICED_LATER) -> RoundSummary:
     """The measured figures and the coloured text, as far as they have been written; `priced`,
-    once known, the metric of the α the chart is priced at, beside this run's."""
+    the metric of the α the chart is priced at, beside this run's (None where that is this
+    run's own)."""
     s = st.session_state
     summary = summarize(list(written.rounds), s.gamma, written.stats.new_tokens, PLAY_TOKENS, eos)
     with slot.container():
@@ -127,9 +134,9 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
     return summary
 
 
-def written_text(eos: int) -> tuple[Written, RoundSummary, Callable[[dict], object]]:
+def written_text(eos: int) -> tuple[Written, RoundSummary, Callable[[dict | None], object]]:
     """The text for the controls as they stand, drawn after each target pass unless it is whole;
-    with a call that draws it again with the metric of the α the chart is priced at."""
+    with a call that draws it again with the metric of the α the chart is priced at (or None)."""
     s = st.session_state
     key = (s.drafter, s.prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
     slot, note = st.empty(), alpha_help(s.drafter)  # the note reads the drafter table: once a run
@@ -172,9 +179,9 @@ OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone fro
                   "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
                   "the drafter and the noise alone, where the measured one also moves with the luck of "
                   "each new text. The speed-up chart below is priced at it.")
-TABLE_ALPHA_HELP = ("Nimbus-large ends its own text at once after this prompt, too soon to measure α on: "
-                    "this is the drafter table's α (So what page, measured without draft noise), which "
-                    "the speed-up chart below is priced at.")
+TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
+                    "on: this is the drafter table's α (So what page, measured without draft noise), "
+                    "which the speed-up chart below is priced at.")
 
 
 def render() -> None:
@@ -189,8 +196,7 @@ def render() -> None:
     written, summary, redraw = written_text(pair.tokenizer.eos_token_id)
     table = drafter_quality(s.drafter)
     alpha, notes, priced = chart_alpha(pair, written, summary, table)
-    if priced:
-        redraw(priced)
+    redraw(priced)
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))

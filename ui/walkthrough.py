@@ -79,14 +79,16 @@ def verdicts(sc: Scenario, at_step: int, revealed: int | None = None) -> list[st
 
 # how the line over step 3 shows each verdict, in words
 VERDICT_KEY = {"drafted": "orange, not checked yet", "kept": "green, kept",
-               "rejected": "struck through, rejected",
-               "never checked": "dashed, never checked (it came after the rejection)"}
+               "rejected": "struck through, rejected", "never checked": "dashed, never checked"}
 
 
 def verdict_key(sc: Scenario, revealed: int | None = None) -> str:
     """The key to the guesses' looks in step 3's line, naming only the looks it shows."""
-    shown = dict.fromkeys(verdicts(sc, 3, revealed))  # each look once, in the line's order
-    return "The guesses above: " + "; ".join(VERDICT_KEY[v] for v in shown) + "."
+    looks = verdicts(sc, 3, revealed)
+    keys = [VERDICT_KEY[v] for v in dict.fromkeys(looks)]  # each look once, in the line's order
+    if "never checked" in looks:
+        keys[-1] += f" ({'it' if looks.count('never checked') == 1 else 'they'} came after the rejection)"
+    return "The guesses above: " + "; ".join(keys) + "."
 
 
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
@@ -305,9 +307,9 @@ def render() -> None:
                 icon=":material/lightbulb:")
     else:
         st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
-    _nav()
-    if number == LAST:
+    if number == LAST:  # above the buttons, where a clicker's Page Down reads to
         _where_next()
+    _nav()
     focus.restore()
     _class_link()
 
@@ -318,7 +320,7 @@ NEXT_PAGES = (
      ":material/code:"),
     ("pages/thread.py", "The Nimbus thread: a whole support reply, each token coloured by how it came",
      ":material/forum:"),
-    ("pages/so_what.py", "So what: the speed-ups measured on this machine, and what bounds them",
+    ("pages/so_what.py", "So what: the speed-ups `make bench` measured, and what bounds them",
      ":material/speed:"),
     ("pages/playground.py", "Playground: make the draft better or worse, and watch α and the speed-up",
      ":material/tune:"),

@@ -496,16 +496,13 @@ _VIEW = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
   const next = [...main.querySelectorAll('button')].find(b => b.innerText.startsWith('Next'));
-  // what each element shows ends with its last line of text or its last chart, picture or
-  // control: a tip box's padding under its last line shows nothing
-  const lines = el => [...el.querySelectorAll('*')].flatMap(x => [...x.childNodes])
-    .filter(n => n.nodeType === Node.TEXT_NODE && n.data.trim())
-    .flatMap(n => { const r = document.createRange(); r.selectNodeContents(n); return [...r.getClientRects()]; });
-  const shows = el => [...lines(el), ...[...el.querySelectorAll('svg, canvas, img, iframe, table, button, input, [role="progressbar"]')]
-    .map(x => x.getBoundingClientRect())].filter(r => r.height > 0);
+  // all of each element above Next, but for a tip box's padding under its last line, which
+  // shows nothing
+  const shown = el => (el.querySelector('[data-testid="stAlert"] [data-testid="stMarkdownContainer"]') || el)
+    .getBoundingClientRect();
   const above = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
     .filter(el => { const r = el.getBoundingClientRect(); return r.height > 0 && r.bottom <= next.getBoundingClientRect().top + 1; })
-    .map(el => shows(el).length ? {bottom: Math.max(...shows(el).map(r => r.bottom))} : el.getBoundingClientRect());
+    .map(shown);
   const whole = [...main.querySelectorAll('.js-plotly-plot')].some(c => {
     const r = c.getBoundingClientRect();
     return r.height > 100 && r.top >= header && r.bottom <= window.innerHeight;
