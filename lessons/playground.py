@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.sampling import RoundRecord, expected_tokens_per_round
+from specdec_core.sampling import RoundRecord, expected_tokens_per_round, tokens_per_round_bound
 
 from .wording import counted
 
@@ -118,13 +118,13 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
     ceiling 1/(1 − α), which that chart's caption states: its own α (`measured`) was higher
     than the chart's, or, where it was not, its keeps came in runs, which the closed form's
     independent coins do not expect."""
-    if not 0 < alpha < 1 or round(tokens_per_pass, 2) <= round(1 / (1 - alpha), 2):
+    if not 0 < alpha < 1 or round(tokens_per_pass, 2) <= round(tokens_per_round_bound(alpha), 2):
         return ""
     why = (f"this one text's own α was {measured:.2f}, against the chart's {alpha:.2f}"
            if round(measured, 2) > round(alpha, 2) else
            "this text's keeps came in runs, which the closed form's independent coins do not expect")
     return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling, "
-            f"1/(1 − α) = {1 / (1 - alpha):.2f}: {why}.")
+            f"1/(1 − α) = {tokens_per_round_bound(alpha):.2f}: {why}.")
 
 
 # what another seed moves one short text's figures by, in tokens per pass: "a few tenths"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round
+from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round, tokens_per_round_bound
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
@@ -39,7 +39,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
         for row, h, k in zip(rows, here, g):
             row.update({"check cost (steps)": round(verify[k], 3), MEASURED: round(h, 3)})
     ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
-               f"{1 / (1 - alpha):.2f}."
+               f"{tokens_per_round_bound(alpha):.2f}."
                if 0 < alpha < 1 else "")  # no draft kept: exactly 1; every draft kept: no bound
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
                                                  gamma_now) + ceiling)

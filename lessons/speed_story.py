@@ -7,7 +7,7 @@ from plotly.subplots import make_subplots
 from specdec_core.catalog import ASSETS
 from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
-from specdec_core.sampling import alpha_for_speedup
+from specdec_core.sampling import alpha_for_speedup, tokens_per_round_bound
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
@@ -96,7 +96,7 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
             "with chance α, a round of γ drafts would write 1 + α + … + α^γ tokens per target pass "
             "on average")
     if 0 < alpha < 1:  # none kept: exactly one token a pass; every one kept: no bound
-        most = 1 / (1 - alpha)
+        most = tokens_per_round_bound(alpha)
         text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}), "
                  f"{most:.2f} tokens, and so, by that count, at most {most:.2f} times as fast as "
                  "Nimbus-large alone even with free drafts and a one-step check. Real keeps come in "

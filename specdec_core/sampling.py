@@ -228,6 +228,13 @@ def expected_tokens_per_round(alpha: float, gamma: int) -> float:
     return float(np.sum(float(alpha) ** np.arange(gamma + 1)))
 
 
+def tokens_per_round_bound(alpha: float) -> float:
+    """1 / (1 - alpha): what expected_tokens_per_round approaches as gamma grows, and stays below
+    for every gamma when 0 < alpha < 1 (infinite at alpha = 1)."""
+    _check_alpha_gamma(alpha, 0)
+    return float("inf") if alpha == 1 else 1 / (1 - float(alpha))
+
+
 def expected_tokens_given_drafts(accept_probs) -> float:
     """E[tokens a round emits] for fixed drafted tokens, over its coin flips alone:
     1 + sum_k prod_{i<=k} a_i, with a_i = min(1, p(x_i)/q(x_i)). The closed form above is the

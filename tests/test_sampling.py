@@ -13,7 +13,7 @@ from specdec_core import sampling
 from specdec_core.sampling import (
     acceptance_probability, alpha_for_speedup, expected_speedup, expected_tokens_given_drafts,
     expected_tokens_per_round, output_distribution, overlap, residual_distribution, round_length_distribution,
-    sample, speculative_round,
+    sample, speculative_round, tokens_per_round_bound,
 )
 
 ALPHA_P = 1e-3  # chi-square threshold; fixed seeds make each test deterministic
@@ -334,6 +334,16 @@ def test_expected_tokens_endpoints(gamma):
     assert expected_tokens_per_round(0.0, gamma) == 1.0
     assert expected_tokens_per_round(1.0, gamma) == gamma + 1
     assert np.array_equal(round_length_distribution(1.0, gamma), np.eye(gamma + 1)[gamma])
+
+
+def test_the_bound_on_tokens_per_round_is_the_limit_over_gamma():
+    for alpha in (0.0, 0.428, 0.9):
+        bound = tokens_per_round_bound(alpha)
+        assert all(expected_tokens_per_round(alpha, g) < bound or alpha == 0 for g in range(20))
+        assert expected_tokens_per_round(alpha, 400) == pytest.approx(bound)
+    assert tokens_per_round_bound(1.0) == float("inf")
+    with pytest.raises(ValueError):
+        tokens_per_round_bound(1.5)
 
 
 @settings(max_examples=200, deadline=None)
