@@ -601,9 +601,13 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
     page.set_viewport_size({"width": 1280, "height": 720})
     _clicker_ready(page)
     for k in (1, 2):
-        while not page.evaluate(_VIEW)["next"]:
+        for _ in range(12):
+            if page.evaluate(_VIEW)["next"]:
+                break
             page.keyboard.press("PageDown")
             page.wait_for_timeout(200)
+        else:
+            raise AssertionError(f"Page Down never reached Next on step {k}")
         expect(step_label(page, k)).to_be_visible()
         if k == 1:
             for _ in range(3):
