@@ -12,7 +12,8 @@ RESIDUAL_COLOR = "#CC79A7"  # max(0, p - q) / Z, the leftover: reddish purple
 REJECT_COLOR = "#6E6E6E"  # a rejected or unchecked draft: grey
 U_COLOR = "#000000"  # the coin flip u: black
 # a draft never checked (after a rejection): pale, with a grey outline, in a chart and as a chip
-UNCHECKED_FILL, UNCHECKED_LINE = "#f0f0f0", "#b0b0b0"
+# (the outline 3:1 against the fill, as a line that carries meaning needs)
+UNCHECKED_FILL, UNCHECKED_LINE = "#f0f0f0", "#898989"
 
 # the colour of a token is the colour of the distribution it was finally drawn from; beside the
 # pair's text, Nimbus-large's own (every token from p) is neutral, so that the bonus tokens
@@ -24,6 +25,45 @@ ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from t
                  "bonus": "bonus (from p)", "target": "Nimbus-large alone (from p)"}
 # and its underline, so that colour is not the only cue: solid, dashed, double or dotted
 ORIGIN_LINES = {"accepted": "solid", "correction": "dashed", "bonus": "double", "target": "dotted"}
+# a token's chip is its colour at this opacity over the page's white; its line in full
+CHIP_FILL_ALPHA = 0x33
+
+
+def _channels(color: str) -> list[int]:
+    return [int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]
+
+
+def _hex(channels) -> str:
+    return "#" + "".join(f"{round(c):02x}" for c in channels)
+
+
+def luminance(color: str) -> float:
+    """WCAG's relative luminance of a #rrggbb colour."""
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in _channels(color))]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two colours, from 1 to 21."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def chip_fill(color: str) -> str:
+    """What a chip's `color` at CHIP_FILL_ALPHA looks like over white."""
+    t = CHIP_FILL_ALPHA / 255
+    return _hex(c * t + 255 * (1 - t) for c in _channels(color))
+
+
+def line_color(color: str, minimum: float = 3.0) -> str:
+    """`color`, darkened just enough that a line of it stands out from its chip's fill by
+    `minimum` (WCAG's 3:1 for a line that carries meaning): the same hue, as in the charts."""
+    fill, shade = chip_fill(color), 1.0
+    while contrast(_hex(c * shade for c in _channels(color)), fill) < minimum:
+        shade -= 0.01
+    return _hex(c * shade for c in _channels(color))
+
+
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 # chart text (ticks, axis and panel titles): Streamlit's chart theme greys it to 3.7:1 against
 # white, under the 4.5:1 small text needs; this reaches 7.6:1

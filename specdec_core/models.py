@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors import SafetensorError
 
 from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
                       MODEL_CACHE, NIMBUS_MINI_NAMES, REINSTALL_COMMAND, ROOT, SETUP_COMMAND,
@@ -125,6 +124,10 @@ def _release_freed_memory() -> None:
         pass
 
 
+# running out of memory while reading a good file is not damage to the file
+_OUT_OF_MEMORY = (MemoryError, torch.OutOfMemoryError)
+
+
 def _read_target(dest: Path):
     """(model, tokenizer) from the converted copy in `dest`, made from the GGUF when missing
     and made again, once, when unreadable: the copy is derived data."""
@@ -145,7 +148,9 @@ def _read_target(dest: Path):
             if any(info[k] for k in ("missing_keys", "unexpected_keys", "mismatched_keys")):
                 raise ValueError("its weights do not match its config.json")
             return _check_finite(model), tokenizer
-        except (OSError, ValueError, RuntimeError, SafetensorError) as err:
+        except _OUT_OF_MEMORY:
+            raise  # the machine's, not the file's: the copy stays
+        except Exception as err:  # a config that parses but is wrong fails in many ways in transformers
             if attempt:
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
                                      f"Remove it and rebuild: `rm -rf {dest} && {SETUP_COMMAND}`") from err
@@ -185,7 +190,9 @@ def load_drafter(name: str, target):
         raise ModelFileError(f"The drafter {name} is missing from {folder}. {_restore(name)}")
     try:
         drafter = _check_finite(load_nimbus_mini(folder, target))
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as err:
+    except _OUT_OF_MEMORY:
+        raise
+    except Exception as err:  # as for the target: a bad config fails in many ways
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). {_restore(name)}") from err
     # on the target's device before for_inference, which packs weights only on a CPU;
     # stored in float16, its weights lose nothing in the float16 product

@@ -101,8 +101,10 @@ def acceptance_probability(p_x, q_x):
 
 
 def overlap(p, q) -> np.ndarray | float:
-    """beta = sum_x min(p(x), q(x)) along the last axis: the chance a draft from q is kept."""
-    out = np.minimum(np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)).sum(-1)
+    """beta = sum_x min(p(x), q(x)) along the last axis: the chance a draft from q is kept. At
+    most 1: rows stored in float32 sum to 1 only within about 1e-7, which for a drafter equal
+    to the target would otherwise give a chance above 1."""
+    out = np.minimum(np.minimum(np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)).sum(-1), 1.0)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -218,8 +220,8 @@ def output_distribution(p, q) -> np.ndarray:
 def _check_alpha_gamma(alpha: float, gamma: int) -> None:
     if not 0.0 <= alpha <= 1.0:  # also rejects NaN
         raise ValueError(f"alpha must lie in [0, 1]; got {alpha}")
-    if gamma < 0:
-        raise ValueError(f"gamma must be >= 0; got {gamma}")
+    if not (gamma >= 0 and float(gamma).is_integer()):  # also rejects NaN
+        raise ValueError(f"gamma must be a whole number >= 0; got {gamma}")
 
 
 def expected_tokens_per_round(alpha: float, gamma: int) -> float:
@@ -261,6 +263,8 @@ def alpha_for_speedup(speedup: float, gamma: int, cost_ratio: float,
     """The smallest alpha whose expected_speedup at these costs reaches `speedup`, or None where
     even alpha = 1 (gamma + 1 tokens every round) falls short. The speed-up grows with alpha, so
     halving the interval 60 times pins it to within 2^-60."""
+    if np.isnan(speedup):
+        raise ValueError("speedup is NaN")
     if expected_speedup(1.0, gamma, cost_ratio, verify_cost) < speedup:
         return None
     low, high = 0.0, 1.0

@@ -39,7 +39,7 @@ from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_table
 from specdec_core.sampling import speculative_round
-from lessons.style import ORIGIN_COLORS, visible
+from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
 from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
@@ -71,7 +71,8 @@ def has_button(at: AppTest, label: str) -> bool:
 
 
 def step_shown(at: AppTest) -> int:
-    headers = [m.value for m in at.markdown if m.value.startswith("**Step ")]
+    headers = [m.value.removeprefix(ui.walkthrough.STEP_STATUS) for m in at.markdown
+               if m.value.startswith(ui.walkthrough.STEP_STATUS + "**Step ")]
     assert len(headers) == 1, headers
     number, total = headers[0].removeprefix("**Step ").split("**")[0].split(" of ")
     assert int(total) == STEPS
@@ -223,8 +224,9 @@ def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
     (takeaway,) = at.success.values
     assert takeaway.startswith("Because nothing was rejected,") and "for free" in takeaway
     # the step's title says so too, where another round's says "Correct"
-    assert any(m.value.startswith("**Step 4 of 5** · A bonus instead of a correction") for m in at.markdown)
-    assert any(m.value.startswith("**Step 4 of 5** · Correct<") for m in page("walkthrough", step="4").markdown)
+    status = ui.walkthrough.STEP_STATUS
+    assert any(m.value.startswith(f"{status}**Step 4 of 5** · A bonus instead of a correction") for m in at.markdown)
+    assert any(m.value.startswith(f"{status}**Step 4 of 5** · Correct<") for m in page("walkthrough", step="4").markdown)
 
 
 def test_a_correction_takes_the_rejected_guess_s_place_in_the_sentence():
@@ -1156,7 +1158,7 @@ def test_a_table_view_writes_its_probabilities_to_four_significant_digits():
 
 def test_a_decided_round_says_what_text_it_leaves():
     """From step 4 the round is decided: the worked example's rejected "␣not" and the "␣available"
-    after it are shown struck and dashed, and a line under them gives the text that stands."""
+    after it are shown struck through and boxed, and a line under them gives the text that stands."""
     said = "After this round the text reads “Your export failed because your account was locked”"
     for number in (4, 5):
         at = page("walkthrough", step=str(number))
@@ -1168,21 +1170,21 @@ def test_a_decided_round_says_what_text_it_leaves():
 
 
 def test_step_3_says_what_its_guesses_looks_mean():
-    """Step 3 is the first to show guesses kept (green), struck and dashed: a key under the line
-    names the looks it shows, and only those."""
+    """Step 3 is the first to show guesses kept (underlined in green), struck through and boxed: a
+    key under the line names the looks it shows, and only those."""
     key = [c.value for c in page("walkthrough", step="3").caption if c.value.startswith("The guesses above")]
-    assert key == ["The guesses above: green, kept; struck through, rejected; dashed, never checked "
-                   "(it came after the rejection)."]
+    assert key == ["The guesses above: underlined in green, kept; struck through, rejected; in a grey "
+                   "dashed box, never checked (it came after the rejection)."]
     kept = [c.value for c in page("walkthrough", step="3", seed="130").caption if c.value.startswith("The guesses")]
-    assert kept == ["The guesses above: green, kept."]
+    assert kept == ["The guesses above: underlined in green, kept."]
     # a first guess rejected leaves three never checked
     from types import SimpleNamespace
     early = SimpleNamespace(gamma=4, record=SimpleNamespace(checks=[SimpleNamespace(accepted=False)]))
-    assert ui.walkthrough.verdict_key(early) == ("The guesses above: struck through, rejected; dashed, "
-                                                 "never checked (they came after the rejection).")
+    assert ui.walkthrough.verdict_key(early) == ("The guesses above: struck through, rejected; in a grey "
+                                                 "dashed box, never checked (they came after the rejection).")
     predicting = page("walkthrough", step="3", predict="1")  # no coin flipped yet
     assert [c.value for c in predicting.caption if c.value.startswith("The guesses")] == [
-        "The guesses above: orange, not checked yet."]
+        "The guesses above: boxed in orange, not checked yet."]
 
 
 def test_the_last_step_links_on_to_the_other_pages():
@@ -1372,10 +1374,42 @@ def test_a_token_without_text_of_its_own_still_gets_a_chip_of_its_colour():
     body = colored_text([("Hi", "accepted"), ("", "accepted"), ("😀", "correction"), ("", "bonus")])
     chips = body.split('<span class="sr-only">')[0].split("<wbr>")
     assert len(chips) == 4 and body.count('class="tok"') == 4
-    assert [ORIGIN_COLORS["accepted"] in chips[1], ORIGIN_COLORS["bonus"] in chips[3]] == [True, True]
+    assert [chip_fill(ORIGIN_COLORS["accepted"]) in chips[1], chip_fill(ORIGIN_COLORS["bonus"]) in chips[3]] == [True, True]
     assert "part of the character the next token completes" in chips[1] and "width:0.5em" in chips[1]
     assert ">end</span>" in chips[3] and "the end of the text" in chips[3]
     assert "😀" in chips[2] and "(2 kept drafts, 1 correction, 1 bonus token)" in body
+
+
+def test_a_chips_line_stands_out_from_its_fill():
+    """A chip's underline or box carries meaning, so it needs WCAG's 3:1 against the chip's
+    fill, which the palette's own colours miss (orange 1.9:1); its text, 4.5:1 on the fill."""
+    assert contrast("#E69F00", chip_fill("#E69F00")) < 3  # why the line is darkened at all
+    assert contrast("#000000", "#ffffff") == pytest.approx(21)
+    for color in (*ORIGIN_COLORS.values(), ui.walkthrough.Q_COLOR, ui.walkthrough.REJECT_COLOR):
+        line, fill = line_color(color), chip_fill(color)
+        assert contrast(line, fill) >= 3, color
+        assert line == color.lower() or contrast(line, fill) < 3.1  # darkened only as needed
+        assert contrast("#31333F", fill) >= 4.5  # Streamlit's text colour on the chip
+        assert f"3px solid {line}" in ui.display.chip("x", color) and f"background:{fill}" in ui.display.chip("x", color)
+    assert contrast(ui.walkthrough.UNCHECKED_LINE, ui.walkthrough.UNCHECKED_FILL) >= 3
+
+
+def test_the_walkthroughs_guesses_are_told_apart_without_colour():
+    """Underlined: part of the text, with the line every page gives its origin (kept solid,
+    correction dashed, bonus double); boxed: a guess with no verdict yet (solid) or never
+    (dashed); struck through: rejected."""
+    def looks(step, **query):
+        at = page("walkthrough", step=str(step), **query)
+        (line,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
+        return dict(re.findall(r'class="tok" title="([^"]*)" style="([^"]*)"', line))  # title: style
+    drafted = looks(2)["drafted"]
+    assert "outline:2px solid" in drafted and "border-bottom:none" in drafted
+    decided = looks(4)  # the worked example: kept, kept, rejected, never checked, a correction
+    assert "3px solid" in decided["kept"] and "outline" not in decided["kept"]
+    assert "line-through" in decided["rejected"]
+    assert "outline:2px dashed" in decided["never checked"]
+    assert "3px dashed" in decided["correction"]
+    assert "3px double" in looks(4, seed="130")["bonus"]
 
 
 def test_a_tokens_origin_is_told_without_colour():

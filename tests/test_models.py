@@ -151,7 +151,7 @@ def damage_inside(path: Path, offset: int, size: int, byte: bytes = b"\xff") -> 
 
 
 @pytest.mark.parametrize("damage", ["not safetensors", "inside its tensors", "zeros inside", "config",
-                                    "no recorded digest"])
+                                    "config values", "no recorded digest"])
 def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage):
     """Garbage in .models/nimbus-large/model.safetensors, a good header over damaged tensors
     (NaN, or zeros, which load as finite numbers), a config that does not fit the weights, or no
@@ -165,6 +165,10 @@ def test_corrupt_converted_cache_is_rebuilt(pair, monkeypatch, tmp_path, damage)
         shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
         config = json.loads((dest / "config.json").read_text())
         (dest / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 20}))
+    elif damage == "config values":  # valid JSON that transformers cannot build a model from
+        shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
+        config = json.loads((dest / "config.json").read_text())
+        (dest / "config.json").write_text(json.dumps({**config, "num_attention_heads": 0}))
     else:
         shutil.copy(catalog.ROOT / ".models" / "nimbus-large" / "model.safetensors", weights)
         if damage == "no recorded digest":  # a copy written before digests, or one that lost it
@@ -335,7 +339,7 @@ def test_saved_drafter_loads_from_assets(pair, fake_assets):
 
 
 @pytest.mark.parametrize("damage", ["weights", "inside its tensors", "zeros inside", "written as NaN",
-                                    "config", "missing"])
+                                    "config", "config values", "missing"])
 def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
     folder = fake_assets / "nimbus-mini"
     if damage == "weights":
@@ -348,6 +352,10 @@ def test_broken_drafter_names_the_fix(pair, fake_assets, damage):
             (folder / "config.json").write_text(json.dumps({**config, "sha256": file_digest(weights)}))
     elif damage == "config":
         (folder / "config.json").write_text("{not json")
+    elif damage == "config values":  # valid JSON, a layer count as words
+        config = json.loads((folder / "config.json").read_text())
+        (folder / "config.json").write_text(json.dumps({**config, "llama": {**config["llama"],
+                                                                             "num_hidden_layers": "one"}}))
     else:
         (folder / "model.safetensors").unlink()
     with pytest.raises(ModelFileError, match=r"`git checkout -- assets/nimbus-mini`"):

@@ -407,9 +407,28 @@ def test_invalid_alpha_raises(alpha):
         expected_speedup(alpha, 3, 0.1)
 
 
-def test_negative_gamma_raises():
-    with pytest.raises(ValueError, match="gamma must be >= 0"):
-        expected_tokens_per_round(0.5, -1)
+@pytest.mark.parametrize("gamma", [-1, 2.5, float("nan")])
+def test_a_gamma_that_is_no_count_of_drafts_raises(gamma):
+    """γ counts drafts: a fraction would give round lengths whose chances do not sum to 1."""
+    with pytest.raises(ValueError, match="gamma must be a whole number >= 0"):
+        expected_tokens_per_round(0.5, gamma)
+    with pytest.raises(ValueError, match="gamma must be a whole number >= 0"):
+        round_length_distribution(0.5, gamma)
+    assert expected_tokens_per_round(0.5, np.int64(2)) == pytest.approx(1.75)  # a NumPy count is one
+
+
+def test_a_nan_speedup_has_no_alpha():
+    with pytest.raises(ValueError, match="NaN"):
+        alpha_for_speedup(float("nan"), 4, 0.1)
+
+
+def test_a_drafter_equal_to_the_target_is_kept_at_most_always():
+    """Rows that sum to 1 only within float32's rounding (as the pair's stored distributions
+    do) must not make β, a chance, come out above 1."""
+    rng = np.random.default_rng(0)
+    rows = rng.dirichlet(np.ones(49_152), size=20).astype(np.float32)
+    assert (rows.astype(np.float64).sum(-1) > 1).any()  # the case this guards
+    assert np.all(overlap(rows, rows) <= 1.0) and overlap(rows, rows) == pytest.approx(1.0, abs=1e-6)
 
 
 # --- 6. determinism ------------------------------------------------------------------------

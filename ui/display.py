@@ -9,8 +9,8 @@ from typing import Callable, Iterator, TypeVar
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
-from lessons.style import (BIDI_CONTROLS, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, code_point,
-                           marked_unseen, token_label, visible)
+from lessons.style import (BIDI_CONTROLS, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
+                           line_color, marked_unseen, token_label, visible)
 
 from .shared_stream import SharedStream
 
@@ -90,7 +90,7 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
     """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
     override the chip's own. `spoken`: words only a screen reader reads, after the token."""
     shown = token_label(text) if visible_space else html.escape(text)
-    bg = f"background:{color}33;border-bottom:3px {line} {color};" if color else ""
+    bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
             f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')

@@ -31,7 +31,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     apply_base_styles()
     chart_names.install()
     apply_presentation(st.session_state.present, esc=not typing, step_top=step_top)
-    st.title(title)
+    st.title(title, anchor=False)  # a link to the page's own top would be one more stop for Tab
     if caption:
         st.caption(caption)
     # under the title, where each page shows what its own link parameters got wrong

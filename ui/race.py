@@ -254,7 +254,7 @@ def races_so_far(races: list[Race]) -> None:
     """This session's races side by side, newest first, once there are two to compare."""
     if len(races) < 2:
         return
-    st.header("Your races so far")
+    st.header("Your races so far", anchor=False)
     rows = [race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))]
     number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},

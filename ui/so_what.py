@@ -36,7 +36,7 @@ def speed_table() -> bool:
                  "speculative": float(r["speculative_tokens_per_s"])}
                 for r, run in zip(speed, runs)]
         repeats = repeats_text(speed, runs)
-    st.header("Speed, measured side by side")
+    st.header("Speed, measured side by side", anchor=False)
     number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
@@ -79,7 +79,7 @@ def drafter_family() -> bool:
     table = drafter_table()
     if not table:
         return False
-    st.header("The drafter family")
+    st.header("The drafter family", anchor=False)
     # what a drafter is worth next to its name, where a phone's width still shows it: α, then
     # the speed-up it buys; the costs behind that speed-up after them
     number_table([{"drafter": r.drafter, "α": r.alpha, "expected speed-up": r.expected_speedup,

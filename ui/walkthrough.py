@@ -12,8 +12,8 @@ from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_dista
                                 simulate_all, total_variation)
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
-from lessons.style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, UNCHECKED_FILL,
-                           UNCHECKED_LINE)
+from lessons.style import (ORIGIN_LINES, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR,
+                           UNCHECKED_FILL, UNCHECKED_LINE, line_color)
 from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
@@ -78,8 +78,10 @@ def verdicts(sc: Scenario, at_step: int, revealed: int | None = None) -> list[st
 
 
 # how the line over step 3 shows each verdict, in words
-VERDICT_KEY = {"drafted": "orange, not checked yet", "kept": "green, kept",
-               "rejected": "struck through, rejected", "never checked": "dashed, never checked"}
+# (an underline: the token is part of the text, its line the same as on the other pages; a box: a
+# guess with no verdict)
+VERDICT_KEY = {"drafted": "boxed in orange, not checked yet", "kept": "underlined in green, kept",
+               "rejected": "struck through, rejected", "never checked": "in a grey dashed box, never checked"}
 
 
 def verdict_key(sc: Scenario, revealed: int | None = None) -> str:
@@ -96,10 +98,12 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     (`revealed` limits the verdicts shown at step 3, for predict-first mode)."""
     pieces = [chip(sc.prompt, visible_space=False)]
     for t, verdict in zip(sc.draft_tokens, verdicts(sc, at_step, revealed)):
-        if verdict == "drafted":
-            pieces.append(chip(sc.label(t), Q_COLOR, title="drafted", spoken="drafted"))
+        if verdict == "drafted":  # boxed: a guess, not yet part of the text
+            boxed = f"border-bottom:none;outline:2px solid {line_color(Q_COLOR)};outline-offset:-1px;"
+            pieces.append(chip(sc.label(t), Q_COLOR, style=boxed, title="drafted", spoken="drafted"))
         elif verdict == "kept":
-            pieces.append(chip(sc.label(t), OVERLAP_COLOR, title="kept", spoken="kept"))
+            pieces.append(chip(sc.label(t), OVERLAP_COLOR, line=ORIGIN_LINES["accepted"], title="kept",
+                               spoken="kept"))
         elif verdict == "rejected":
             strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
@@ -107,7 +111,7 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
                 pieces.append(_last_token(sc))
         else:
             # pale and outlined, as in step 3's chart: no coin was flipped, so nothing is struck
-            pale = f"color:#555;background:{UNCHECKED_FILL};outline:1px dashed {UNCHECKED_LINE};border-bottom:none;"
+            pale = f"color:#555;background:{UNCHECKED_FILL};outline:2px dashed {UNCHECKED_LINE};outline-offset:-1px;border-bottom:none;"
             pieces.append(chip(sc.label(t), style=pale, title="never checked", spoken="never checked"))
     if at_step >= 4 and sc.record.bonus:
         pieces.append(_last_token(sc))
@@ -124,15 +128,20 @@ def _last_token(sc: Scenario) -> str:
     color, how = (P_COLOR, "bonus") if sc.record.bonus else (RESIDUAL_COLOR, "correction")
     # the token and its note on one line: apart, "← correction" reads as a word of the text
     # (the chip's own break-spaces let a line end right after it, so it is nowrap here too)
-    token = chip(sc.label(sc.record.last_token), color, title=how, style="white-space:nowrap")
+    token = chip(sc.label(sc.record.last_token), color, title=how, line=ORIGIN_LINES[how],
+                 style="white-space:nowrap")
     return f'<span style="white-space:nowrap">{token}&nbsp;<small>← {how}</small></span>'
+
+
+STEP_STATUS = '<span role="status">'
 
 
 def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     # the tab names the step, for a reader with many tabs and for a screen reader's page title
     title = step(number).title_for(sc)
     st.set_page_config(page_title=frame.tab_title(f"Step {number} of {LAST}: {title}"))
-    st.markdown(f"**Step {number} of {LAST}** · {title}"
+    # a status line: when Next or Back changes it, a screen reader says which step this is
+    st.markdown(f'{STEP_STATUS}**Step {number} of {LAST}** · {title}</span>'
                 f'<span id="{STEP_TOP[1:]}"></span>', unsafe_allow_html=True)
     st.progress(number / LAST)
     html_block("<b>Continuing:</b> " + sentence(sc, number, revealed))
@@ -141,7 +150,7 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     if number == 3:  # the verdicts' looks, first shown here
         st.caption(verdict_key(sc, revealed))
     elif number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
-        dropped = "" if sc.record.bonus else ": a struck or dashed guess is not part of it"
+        dropped = "" if sc.record.bonus else ": a struck-through or boxed guess is not part of it"
         st.caption(plain_text(f"After this round the text reads “{round_text(sc)}”{dropped}."),
                    unsafe_allow_html=True)
     else:
