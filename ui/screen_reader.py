@@ -1,0 +1,76 @@
+"""What a screen reader hears of the parts Streamlit leaves unnamed, set by a script in the page.
+
+- Charts: Plotly draws a chart as SVG, which a screen reader walks as loose tick labels and
+  legend entries, and Streamlit gives a chart no name. Every chart becomes one image named by
+  the title above it and described by the caption below it (its text alternative, see
+  display.show_chart); the caption and the table view stay on the page for everyone.
+- Progress bars: Streamlit names each one "progress". Each is named by its own text (a race's
+  lane) or, without one, by the line above it (the walkthrough's "Step 2 of 5 · …").
+- Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
+  the box opens for the button the keyboard is on, its text is read out (a polite live region).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+# runs in the page itself, once per browser tab: it names charts and bars as they are drawn and
+# renames them when a rerun changes their title, caption or text
+_SCRIPT = """<script>
+(() => {
+  if (window.screenReader) return;
+  const text = el => el ? el.innerText.trim() : "";
+  const charts = () => {
+    document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+      const box = chart.closest('[data-testid="stElementContainer"]');
+      const title = box && box.previousElementSibling;
+      const caption = box && box.nextElementSibling;
+      const label = title && title.querySelector(".chart-title") ? text(title) : "";
+      const describedBy = `chart-alt-${i}`;
+      if (caption && caption.querySelector('[data-testid="stCaptionContainer"]')) {
+        caption.id = describedBy;
+        if (chart.getAttribute("aria-describedby") !== describedBy)
+          chart.setAttribute("aria-describedby", describedBy);
+      }
+      if (chart.getAttribute("role") !== "img") chart.setAttribute("role", "img");
+      // what is drawn inside is the picture, not text to walk through
+      for (const part of chart.children)
+        if (part.getAttribute("aria-hidden") !== "true") part.setAttribute("aria-hidden", "true");
+      if (chart.getAttribute("aria-label") !== (label || "chart"))
+        chart.setAttribute("aria-label", label || "chart");
+    });
+  };
+  const bars = () => {
+    document.querySelectorAll('[data-testid="stProgress"]').forEach(progress => {
+      const bar = progress.querySelector('[role="progressbar"]');
+      const box = progress.closest('[data-testid="stElementContainer"]');
+      const label = (text(progress.querySelector('[data-testid="stMarkdownContainer"]'))
+                     || text(box && box.previousElementSibling) || "progress").slice(0, 160);
+      if (bar && bar.getAttribute("aria-label") !== label) bar.setAttribute("aria-label", label);
+    });
+  };
+  const help = () => {
+    let said = document.getElementById("help-said");
+    if (!said) {
+      said = Object.assign(document.createElement("div"), {id: "help-said", className: "sr-only"});
+      said.setAttribute("aria-live", "polite");
+      document.body.appendChild(said);
+    }
+    const shown = document.querySelector('[role="tooltip"] [data-testid="stTooltipContent"]');
+    const on = (document.activeElement.getAttribute("aria-label") || "").startsWith("Help for ");
+    const words = shown && on ? text(shown) : "";
+    if (said.textContent !== words) said.textContent = words;
+  };
+  const all = () => { charts(); bars(); help(); };
+  window.screenReader = new MutationObserver(all);
+  window.screenReader.observe(document.body, {childList: true, subtree: true, characterData: true});
+  all();
+})();
+</script>"""
+
+
+def install() -> None:
+    """Call on every page. The script goes at the foot of the sidebar, where the gap Streamlit
+    leaves around any element is out of the way (it keeps to one copy per tab, and runs in
+    instructor mode too, where the sidebar is hidden)."""
+    with st.sidebar:
+        st.html(_SCRIPT, unsafe_allow_javascript=True)
