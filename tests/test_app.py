@@ -1402,6 +1402,8 @@ def test_the_walkthroughs_guesses_are_told_apart_without_colour():
         at = page("walkthrough", step=str(step), **query)
         (line,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
         return dict(re.findall(r'class="tok" title="([^"]*)" style="([^"]*)"', line))  # title: style
+    (line,) = [t for t in html_texts(page("walkthrough", step="2")) if "<b>Continuing:</b>" in t]
+    assert '<span aria-hidden="true">␣</span>account' in line  # a mark for the eye, not "open box"
     drafted = looks(2)["drafted"]
     assert "outline:2px solid" in drafted and "border-bottom:none" in drafted
     decided = looks(4)  # the worked example: kept, kept, rejected, never checked, a correction

@@ -89,7 +89,10 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
          visible_space: bool = True, line: str = "solid", spoken: str = "") -> str:
     """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
     override the chip's own. `spoken`: words only a screen reader reads, after the token."""
-    shown = token_label(text) if visible_space else html.escape(text)
+    # the marks that show a space, a line end or a tab are for the eye: a screen reader would
+    # say "open box" (the chips are separate words to it anyway)
+    shown = (re.sub("[␣↵⇥]", lambda m: f'<span aria-hidden="true">{m.group()}</span>', token_label(text))
+             if visible_space else html.escape(text))
     bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
