@@ -6,12 +6,17 @@
   display.show_chart); the caption and the table view stay on the page for everyone.
 - Progress bars: Streamlit names each one "progress". Each is named by its own text (a race's
   lane) or, without one, by the line above it (the walkthrough's "Step 2 of 5 · …").
+- The walkthrough's takeaway: Streamlit's boxes are statuses, which a screen reader reads out
+  when they change; the takeaway, which changes with every step, would then be read before the
+  step's question. It is read where it stands instead.
 - Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
   the box opens for the button the keyboard is on, its text is read out (a polite live region).
 """
 from __future__ import annotations
 
 import streamlit as st
+
+TAKEAWAY = "takeaway"  # the key of the walkthrough's container for its takeaway
 
 # runs in the page itself, once per browser tab: it names charts and bars as they are drawn and
 # renames them when a rerun changes their title, caption or text
@@ -60,7 +65,12 @@ _SCRIPT = """<script>
     const words = shown && on ? text(shown) : "";
     if (said.textContent !== words) said.textContent = words;
   };
-  const all = () => { charts(); bars(); help(); };
+  const takeaway = () => {
+    document.querySelectorAll('.st-key-TAKEAWAY [role="status"]').forEach(box => {
+      if (box.getAttribute("aria-live") !== "off") box.setAttribute("aria-live", "off");
+    });
+  };
+  const all = () => { charts(); bars(); takeaway(); help(); };
   window.screenReader = new MutationObserver(all);
   window.screenReader.observe(document.body, {childList: true, subtree: true, characterData: true});
   all();
@@ -73,4 +83,4 @@ def install() -> None:
     leaves around any element is out of the way (it keeps to one copy per tab, and runs in
     instructor mode too, where the sidebar is hidden)."""
     with st.sidebar:
-        st.html(_SCRIPT, unsafe_allow_javascript=True)
+        st.html(_SCRIPT.replace("TAKEAWAY", TAKEAWAY), unsafe_allow_javascript=True)

@@ -18,7 +18,7 @@ from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
-from . import focus, frame, settings
+from . import focus, frame, screen_reader, settings
 from .display import chip, html_block, metric_row, plain_markdown, plain_text, show_chart
 from .models import get_pair, get_scenario
 
@@ -311,11 +311,12 @@ def render() -> None:
     st.header(question, anchor=STEP_QUESTION)
     st.markdown(body)
     _step_body(sc, number)
-    if revealed is not None and revealed < len(sc.record.checks):
-        st.info("Flip every coin to see what this round kept, or press Next to see them all at once.",
-                icon=":material/lightbulb:")
-    else:
-        st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
+    with st.container(key=screen_reader.TAKEAWAY):  # read where it stands, not announced
+        if revealed is not None and revealed < len(sc.record.checks):
+            st.info("Flip every coin to see what this round kept, or press Next to see them all at once.",
+                    icon=":material/lightbulb:")
+        else:
+            st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
     if number == LAST:  # above the buttons, where a clicker's Page Down reads to
         _where_next()
     _nav()

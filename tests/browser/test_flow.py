@@ -261,6 +261,8 @@ def test_the_step_its_bar_and_the_help_are_told_to_a_screen_reader(page: Page):
     button(page, "Next").click()
     at_step(page, 3)
     expect(page.get_by_role("progressbar", name=step_pattern(3))).to_have_count(1, timeout=RUN_MS)
+    # the takeaway, which the new step changes, is not read out before the step's question
+    expect(page.locator(".st-key-takeaway [role=status]")).to_have_attribute("aria-live", "off", timeout=RUN_MS)
     no_exception(page)
 
 
