@@ -77,14 +77,14 @@ def _verify_takeaway(sc: Scenario) -> str:
     else:
         as_long = "no longer than"
     every = "the one guess" if sc.gamma == 1 else f"all {sc.gamma} guesses"
-    return (f"Timed on this server, fastest of {TIMED_TURNS} tries: one pass of Nimbus-large scored "
+    return (f"Timed on this server (fastest of {TIMED_TURNS} tries): one pass of Nimbus-large scored "
             f"{every} plus a bonus slot in {verify} ms, {as_long} a "
             f"pass over one position ({single} ms).{_quiet_check_cost(sc, ratio)} "
             "If every guess is kept, that one pass buys "
-            f"{slots} tokens, which Nimbus-large alone needs {slots} passes (about {slots} × {single} = "
-            f"{slots * single} ms) to write. A rejection ends the round early: the correction still "
-            "gives one token, but the guesses after it are thrown away, and each draft step costs a "
-            "little, so on average the gain is smaller. The So what page has the measured speed-ups.")
+            f"{slots} tokens, which Nimbus-large alone writes in {slots} passes (about {slots} × {single} = "
+            f"{slots * single} ms). A rejection ends the round early: the correction still adds a "
+            "token, but the guesses after it are thrown away, and each draft step costs a little, so "
+            "the average gain is smaller (the So what page has the measured speed-ups).")
 
 
 # a live check-to-step ratio this far from the γ sweep's is said to be the server's load
@@ -99,9 +99,8 @@ def _quiet_check_cost(sc: Scenario, ratio: float) -> str:
     quiet = saved_verify_costs().get(sc.gamma)
     if quiet is None or sc.timed_on != "cpu" or abs(ratio - quiet) <= BUSY_GAP:
         return ""
-    return (f" In one quiet run (the γ sweep on the So what page), such a pass took {quiet:.2f} "
-            "times as long as a pass over one position: on a busy server the same pass can take "
-            "more or less time from one try to the next.")
+    return (f" A quiet run (the γ sweep on the So what page) timed such a pass at {quiet:.2f} times a "
+            "pass over one position; on a busy server, timings vary from try to try.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
@@ -166,11 +165,11 @@ def _drafter_average(sc: Scenario, these: float) -> str:
         return ""
     average = expected_tokens_per_round(alpha, sc.gamma)
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
-    text = (f" In general, {sc.drafter_label} has the acceptance rate α = {alpha:.3f} (β averaged over "
-            "many positions). If every checked guess were kept independently with that chance, the "
-            "first would stand with chance α, the first two with α², and so on, and the target's "
-            f"pass always adds one token: {_powers_of_alpha(sc.gamma)} = {average:.2f} tokens per "
-            "round on average.")
+    text = (f" {sc.drafter_label}'s acceptance rate is α = {alpha:.3f} (β averaged over many "
+            "positions). If each checked guess were kept independently with that chance, the first "
+            "would stand with chance α, the first two with α², and so on. With the one token the "
+            f"target's pass always adds, a round gives {_powers_of_alpha(sc.gamma)} = {average:.2f} "
+            "tokens on average.")
     if abs(these - average) >= FAR_FROM_AVERAGE:
         text += (f" So this round's guesses were {'easier' if these > average else 'harder'} to get "
                  f"right than most ({these:.2f} against {average:.2f}).")
@@ -191,7 +190,7 @@ def _exact_takeaway(sc: Scenario) -> str:
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
-    return (f"This round gave {counted(n, 'token')} for one target pass, and every token follows "
+    return (f"This round gave {counted(n, 'token')} for one target pass, each following "
             f"Nimbus-large's distribution given the text before it. With fresh coin flips "
             f"{'this draft' if sc.gamma == 1 else f'these {sc.gamma} drafts'} would give {these:.2f} "
             f"tokens on average.{_drafter_average(sc, these)}")
@@ -256,17 +255,17 @@ STEPS = (
          "in “␣account”, and **↵** a new line.",
          _draft_takeaway),
     Step(2, "Verify in one pass", f"How does the big model check {GUESSES} in one pass?",
-         f"Nimbus-large reads the prompt plus {ALL_GUESSES} in a **single forward pass**. "
-         "A transformer scores every position of its input in parallel, and each position sees "
-         "only the tokens before it. So that one pass yields the target's distribution **p** at "
-         "each guess, the same distribution Nimbus-large would compute had it written the text up "
-         "to there itself (up to floating-point rounding), and one more **p** for the slot after "
-         "the last guess (if every guess is kept, a free extra token is drawn from it: step 4).\n\n"
-         "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes the "
-         "check of step 3, on average over everything the draft might have drawn there. Next to "
-         "each orange "
-         "q and blue p, the green bar is the smaller of the two, min(p, q), and β is their sum over "
-         "all tokens. The token the draft actually drew gets its own chance in the next step.",
+         f"Nimbus-large reads the prompt and {ALL_GUESSES} in a **single forward pass**: a "
+         "transformer scores every position of its input at once, each seeing only the tokens "
+         "before it. So one pass gives the target's distribution **p** at each guess, the same as "
+         "if Nimbus-large had written the text up to there itself (up to floating-point rounding), "
+         "plus one more **p** after the last guess, for a **bonus token** if every guess is kept "
+         "(step 4).\n\n"
+         "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes step 3's "
+         "check, averaged over everything the draft might draw there. Beside each orange q and "
+         "blue p, the green bar is the smaller of the two, min(p, q); β sums them over all tokens, "
+         "not only those shown. The token the draft actually drew gets its own chance in the next "
+         "step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
@@ -286,26 +285,25 @@ STEPS = (
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
          "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
-                   f"This round kept {ALL_GUESSES}, so there is nothing to correct. The "
-                   "checking pass also gave Nimbus-large's **p** for the slot after the last "
-                   "guess (step 2), and a **bonus** token is drawn straight from it: one more token "
-                   "without another pass. In a round with a rejection, the rejected guess is replaced "
-                   "instead, by a draw from **r**: the amounts **max(0, p(x) − q(x))** the draft "
-                   "under-offered, divided by their total **Z**. Not by a fresh draw from p: a token "
-                   "the draft over-offered (**q > p**) is drafted with chance q and kept with chance "
-                   "p/q, so it already comes out with probability p. Press Worked example below for a "
-                   "round with a rejected guess and its correction.")),
+                   f"This round kept {ALL_GUESSES}, so there is nothing to correct. A **bonus** "
+                   "token is drawn from the **p** the checking pass already gave for the slot after "
+                   "the last guess (step 2): one more token, with no extra pass.\n\n"
+                   "Had a guess been rejected, a draw from **r** would have replaced it: the amounts "
+                   "**max(0, p(x) − q(x))** the draft under-offered, divided by their total **Z**. "
+                   "Not a fresh draw from p: a token the draft over-offered (**q > p**) is drafted "
+                   "with chance q and kept with chance p/q, so it already comes out with probability "
+                   "p. Press Worked example below for a round with a rejected guess and its "
+                   "correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
-         "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection. A "
-         "rejection happens with probability **1 − β**, and that equals **Z**: p and q each sum "
-         "to 1, so once their shared part min(p, q), of mass β, is taken away, each has 1 − β "
-         "left. What q has left is the chance of a rejection; what p has left is Z. So the second "
-         "way has probability "
-         "**(1 − β)·r(x) = max(0, p(x) − q(x))**. The two add up to **p(x)** for every x. The same "
-         "holds at every position given the text before it, and a bonus token comes straight from "
-         "p. The simulation below repeats this one position many times over and compares the "
-         "rule with two shortcuts that look harmless and are not.", _exact_takeaway),
+         "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
+         "p and q each sum to 1. Take away their shared part min(p, q), of mass β, and each has "
+         "1 − β left: what q has left is the chance of a rejection, **1 − β**; what p has left is "
+         "**Z**. So the second way has probability **(1 − β)·r(x) = max(0, p(x) − q(x))**, and the "
+         "two add up to **p(x)** for every x.\n\n"
+         "The same holds at every position, given the text before it, and a bonus token comes "
+         "straight from p. The simulation below repeats this one position many times and compares "
+         "the rule with two shortcuts that look harmless and are not.", _exact_takeaway),
 )
 
 

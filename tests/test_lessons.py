@@ -847,7 +847,7 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     one = dataclasses.replace(sc, draft_tokens=sc.draft_tokens[:1])
     question, body = step(2).text(one)
     assert question == "How does the big model check one guess in one pass?"
-    assert "plus the one guess in a **single forward pass**" in body
+    assert "the prompt and the one guess in a **single forward pass**" in body
     assert ("If the one guess were kept" in step(4).text(one)[1]) != sc.record.bonus
     assert " in 1 quick sequential step. " in step(1).takeaway(one)
     assert "scored the one guess plus a bonus slot" in step(2).takeaway(one)
@@ -872,7 +872,7 @@ def test_all_five_takeaways_render(which, request):
     assert f"“{SHOWN[sc.draft_tokens[0]]}”" in texts[0]
     # one pass over gamma + 1 positions against gamma + 1 single passes of 4 ms
     assert "in 10 ms, 2.5 times as long as a pass over one position (4 ms)" in texts[1]
-    assert "that one pass buys 4 tokens, which Nimbus-large alone needs 4 passes (about 4 × 4 = 16 ms)" in texts[1]
+    assert "that one pass buys 4 tokens, which Nimbus-large alone writes in 4 passes (about 4 × 4 = 16 ms)" in texts[1]
     # the sum is worked from the time as shown: 4 × 57 is 228, though 4 × 56.7 rounds to 227
     slower = step(2).takeaway(dataclasses.replace(sc, single_pass_seconds=0.0567))
     assert "(57 ms)" in slower and "4 passes (about 4 × 57 = 228 ms)" in slower
@@ -880,7 +880,7 @@ def test_all_five_takeaways_render(which, request):
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} tokens on average" in texts[4]
-    assert "In general" not in texts[4]  # the synthetic drafter has no measured alpha
+    assert "acceptance rate is" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
         assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
@@ -925,7 +925,7 @@ def test_step_2_names_the_quiet_cost_where_a_busy_server_timed_the_check_far_fro
     quiet = speed_story.saved_verify_costs()[rejected.gamma]
     far = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 1),
                                                single_pass_seconds=0.010))
-    assert f"In one quiet run (the γ sweep on the So what page), such a pass took {quiet:.2f} times" in far
+    assert f"A quiet run (the γ sweep on the So what page) timed such a pass at {quiet:.2f} times" in far
     near = step(2).takeaway(dataclasses.replace(rejected, verify_seconds=0.010 * (quiet + 0.2),
                                                 single_pass_seconds=0.010))
     assert "quiet run" not in near
@@ -975,14 +975,14 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
     average = expected_tokens_per_round(alpha, 3)
-    assert f"In general, Nimbus-mini has the acceptance rate α = {alpha:.3f}" in text
-    assert f"1 + α + α² + α³ = {average:.2f} tokens per round on average." in text
+    assert f"Nimbus-mini's acceptance rate is α = {alpha:.3f}" in text
+    assert f"a round gives 1 + α + α² + α³ = {average:.2f} tokens on average." in text
     # worked from the α shown, the closed form gives the average shown
     shown = float(text.split("α = ")[1][:5])
     assert f"{expected_tokens_per_round(shown, 3):.2f}" == f"{average:.2f}"
     # the table's alpha is at temperature 1: at another temperature the clause is left out
     cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
-    assert "In general" not in step(5).takeaway(cooler)
+    assert "acceptance rate is" not in step(5).takeaway(cooler)
 
 
 def test_the_exactness_takeaway_says_when_a_round_was_easier_or_harder_than_most(rejected, all_kept):
