@@ -56,11 +56,12 @@ def ended_note(sides: Sequence[tuple[str, int]], tokens: int) -> str:
     """Which side, of (name, tokens written) pairs, wrote Nimbus-large's end-of-text token before
     the race's length: its bar stops short, as if it had stalled, and the speed-up then compares
     rates over two texts of different lengths."""
-    short = [f"{name} ended its text after {written} of {tokens} tokens"
+    short = [f"“{name}” ended its text after {written} of {tokens} tokens"
              for name, written in sides if written < tokens]
     if not short:
         return ""
-    return (" and ".join(short) + ", at Nimbus-large's end-of-text token, so its bar stops there. The "
+    bars = "its bar stops" if len(short) == 1 else "their bars stop"
+    return (" and ".join(short) + f", at Nimbus-large's end-of-text token, so {bars} there. The "
             "speed-up divides the two sides' tokens per second, each over its own text; another "
             "prompt or seed gives both sides the whole length.")
 

@@ -832,7 +832,7 @@ def test_so_what_page_runs():
     # the shipped table holds rows of two runs (the early exit's ran apart): a column says which
     table = speed_rows[0]
     runs = dict(zip(table["drafter"], table["run"]))
-    assert runs["nimbus-mini"] != runs["early-exit-4"] and "Rows from different runs" in captions
+    assert runs["nimbus-mini"] != runs["early-exit-4"] and "Compare rows of different runs" in captions
     assert "repeats" not in table.columns and "Every method wrote each prompt 3 times in run 1" in captions
     assert set(table["speed-up"].round(2)) == set(table["speed-up"])  # stored as shown
     # a drafter's α and the speed-up it buys next to its name, where a phone's width shows them

@@ -556,7 +556,7 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
     text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
     assert "If every check were an independent coin" in text  # a bound of the closed form only
-    assert "at α = 0.428 (nimbus-mini), 1.75 tokens, and so, by that count, at most 1.75 times" in text
+    assert "at α = 0.428 (nimbus-mini), 1.75 tokens. So, by that count, it is at most 1.75 times" in text
     assert "1/(1 − α)" not in speed_story.ceiling_text(0.0, 0.1, "w")  # none kept: one token a pass
     assert "compare the γ sweep's measured tokens per pass" in text  # real keeps come in runs
     needed = alpha_for_speedup(2.0, 4, 0.093)
@@ -1259,10 +1259,13 @@ def test_a_race_too_short_to_measure_says_so(passes, said):
 def test_a_side_that_ends_its_text_early_is_named():
     alone, pair = ("Nimbus-large alone", 49), ("Nimbus-mini drafts, Nimbus-large checks", 160)
     note = race_notes.ended_note((alone, pair), 160)
-    assert note.startswith("Nimbus-large alone ended its text after 49 of 160 tokens,") and "checks" not in note
+    assert note.startswith("“Nimbus-large alone” ended its text after 49 of 160 tokens,") and "checks" not in note
+    assert "so its bar stops there" in note
     assert race_notes.ended_note((pair, pair), 160) == ""
-    both = race_notes.ended_note((alone, ("the pair", 60)), 160)
-    assert "49 of 160 tokens and the pair ended its text after 60 of 160" in both
+    # both: each name in quotes, so that the pair's comma does not read as a list; two bars
+    both = race_notes.ended_note((alone, (pair[0], 60)), 160)
+    assert "49 of 160 tokens and “Nimbus-mini drafts, Nimbus-large checks” ended its text after 60 of 160" in both
+    assert "so their bars stop there" in both
 
 
 def test_a_lost_race_is_worked_out_from_the_measured_costs():

@@ -163,20 +163,20 @@ def _suggest_best_gamma() -> None:
     if best == s.gamma or s.stop > 0:
         return
     expected = f"{drafter_label(s.drafter)} is expected to"
-    source = (f" (From the So what page: the drafter table's α and c, with the checking pass at the "
-              f"γ sweep's measured costs, its column “{SWEPT}”.)")
+    source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
+              f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
     if speedup >= 1:
         advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x). Each extra draft costs a "
                   "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
-                  "fast; on this CPU the pass that checks the drafts also costs more as γ grows."
+                  "fast. On this CPU the checking pass also costs more as γ grows."
                   + source)
     else:
         advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
                   f"({speedup:.2f}x).{source}")
     if s.temperature != 1 or s.top_p != 1:
-        advice += (" The table was measured at temperature 1 without top-p; at these settings the "
-                   "drafts are kept more or less often, so the best γ may differ (the playground "
-                   "measures it at any setting).")
+        advice += (" The table was measured at temperature 1 without top-p. Here drafts are kept "
+                   "more or less often, so the best γ may differ; the playground measures it at any "
+                   "setting.")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(advice)
         st.button(f"Use γ = {best}", on_click=_use_gamma, args=(best,))

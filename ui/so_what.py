@@ -49,18 +49,19 @@ def speed_table() -> bool:
                                "between runs"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
                  wide=("target alone", "speculative"))
-    apart = (" Rows from different runs (the run column) compare by their ratios, not by speeds in "
-             "tokens per second, which move with the machine's load." if max(runs) > 1 else "")
+    apart = (" Compare rows of different runs (the run column) by their ratios: speeds in tokens per "
+             "second move with the machine's load." if max(runs) > 1 else "")
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
-               "turn, prompt by prompt, in one run; from run to run a speed-up moves by about ±0.1."
-               f"{repeats}{apart} A setting names γ, the temperature (greedy, or T) "
-               "and any early stop: with stop < P, a round's draft ends after a token the drafter gave "
-               "less than P, so γ is the most a round drafts: fewer drafts are thrown away after a "
-               "rejection, and the pass that checks them is cheaper. **vs transformers** times the same "
-               "pair, doing the same work, through transformers' own speculative decoding (its "
-               "`generate` with an assistant model): at 1x or above, this project's loop is at least "
-               "as fast. It says nothing of the drafter, which both sides share: a poor one is slow "
-               "on both.")
+               "turn, prompt by prompt, in one run; between runs a speed-up moves by about ±0.1."
+               f"{repeats}{apart}\n\n"
+               "**setting**: γ, greedy or temperature T, and any early stop. With stop < P, a round's "
+               "draft ends after a token the drafter gave less than P, so γ is the most a round drafts: "
+               "fewer drafts are thrown away after a rejection, and the pass that checks them is "
+               "cheaper.\n\n"
+               "**vs transformers**: the same pair doing the same work through transformers' own "
+               "speculative decoding (`generate` with an assistant model); at 1x or above, this "
+               "project's loop is at least as fast. It says nothing of the drafter, which both sides "
+               "share.")
     return True
 
 
@@ -101,20 +102,20 @@ def drafter_family() -> bool:
     st.markdown(
         "**How to read it.**\n"
         f"- **The drafters.** {DRAFTERS_NAMED}\n"
-        "- **α** is the chance that a draft the target checks is kept: β = Σ min(p, q) averaged over "
-        "many positions, at temperature 1. A draft after a rejection is never checked, so fewer of "
-        f"all drafted tokens survive: at γ = 4 and α = {alpha:.3f} ({drafter}), if each check "
+        "- **α** is the chance that a draft the target checks is kept: the overlap β = Σ min(p, q) "
+        "averaged over many positions, at temperature 1. A draft after a rejection is never checked, "
+        f"so fewer of all drafted tokens survive. At γ = 4 and α = {alpha:.3f} ({drafter}), if each check "
         "were an independent coin with chance α, a round would keep α + α² + α³ + α⁴ ≈ "
         f"{kept:.2f} drafts on average, only {kept / 4:.0%} of its 4.\n"
         "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
         "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
         "own).\n"
-        "- **Best γ and expected speed-up.** A round costs γc + v steps and writes "
-        "(1 − α^(γ+1)) / (1 − α) tokens on average, if every check is an independent coin that "
-        "comes up \"keep\" with chance α. The ratio of the two is the expected speed-up, and the "
-        "best γ makes it largest. That γ drafts γ tokens every round; with an early stop (the speed "
-        "table above, the chart below) a round drafts up to γ only while the draft is sure, and a "
-        "larger γ then does about as well as γ = 1, or better.\n"
+        "- **Best γ and expected speed-up.** If every check is an independent coin that comes up "
+        "\"keep\" with chance α (the *closed form*), a round writes (1 − α^(γ+1)) / (1 − α) tokens "
+        "on average for γc + v steps. The ratio of the two is the expected speed-up; the best γ "
+        "makes it largest. That γ drafts γ tokens every round. With an early stop (the speed table "
+        "above, the chart below) a round drafts up to γ only while the draft is sure, and a larger "
+        "γ then does about as well as γ = 1, or better.\n"
         "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
         "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
         "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
@@ -122,13 +123,13 @@ def drafter_family() -> bool:
     st.markdown(ceiling_text(alpha, best.cost_ratio, drafter, sweep=bool(load("gamma_sweep.json"))))
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
-               "few milliseconds, so they move from run to run, and the charts below, measured in "
-               "other runs, quote other values."
+               "few milliseconds, so they move from run to run; the charts below, measured in other "
+               "runs, quote other values."
                + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
-                  "than a pass over one (a CPU's matrix product for one row can be slower than the one "
-                  "it takes for several), which makes checking look free and so flatters the expected "
-                  f"speed-up: “{SWEPT}” prices checking as the γ sweep below measured it, above one "
-                  "step, and gives the soberer figure." if flattered else "")
+                  "than a pass over one (a CPU's matrix product for one row can be the slower one). "
+                  "That makes checking look free and flatters the expected speed-up; "
+                  f"“{SWEPT}” prices checking as the γ sweep below measured it, above one step, and "
+                  "gives the soberer figure." if flattered else "")
                + " From benchmarks/drafters.py.")
     return True
 

@@ -43,9 +43,8 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
         st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
                    f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of "
                    f"the {counted(reply.stats.checked, 'draft')} it checked (α ≈ {reply.stats.alpha:.2f} for "
-                   f"this reply, at temperature {lesson.REPLY_TEMPERATURE}; α depends on the temperature, "
-                   "and the drafter table's, on the So what page, is at 1); a draft after a rejection is "
-                   "never checked. Green tokens "
+                   "this reply; α depends on the temperature, and the drafter table on the So what page "
+                   "is at 1). A draft after a rejection is never checked. Green tokens "
                    "(solid underline) are drafts that were kept, pink ones (dashed) corrections, blue "
                    "ones (double) bonus tokens. A model this small sometimes repeats itself; such a "
                    "loop comes from Nimbus-large's own distribution, which the pair samples exactly.")

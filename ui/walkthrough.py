@@ -283,10 +283,9 @@ def _exactness(sc: Scenario) -> None:
         st.info(plain_markdown(note), icon=":material/info:")
     exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
-               f"and hides part of a rule's error. Worked out exactly instead of sampled, token by token "
-               f"over the whole vocabulary, where no lumping hides any of it, each rule is this far from "
-               f"p: {exact} (accept every draft is off by 1 − β, with β = {overlap(p, q):.3f} at this "
-               f"position).")
+               f"but hides part of a rule's error. Worked out exactly, token by token over the whole "
+               f"vocabulary, each rule is this far from p: {exact} (accept every draft is off by 1 − β, "
+               f"with β = {overlap(p, q):.3f} at this position).")
     n = len(sc.record.tokens)
     # a short label and only the number as the value: a metric cuts both off at its column's
     # edge, which instructor mode on a phone reached
