@@ -73,9 +73,9 @@ def short_rounds_note(summary: RoundSummary, gamma: int) -> str:
     plain = expected_tokens_per_round(summary.alpha, gamma)
     if f"{plain:.2f}" == f"{summary.expected_tokens_per_round:.2f}":
         return ""
-    return (f"; the closed form over these rounds ({summary.expected_tokens_per_round:.2f}) is below "
-            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and the measured α, as the rounds "
-            "near the end drafted fewer than γ or had no room for a bonus token")
+    return (f" The closed form over these rounds ({summary.expected_tokens_per_round:.2f}) is below "
+            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and the measured α: the rounds "
+            "near the end drafted fewer than γ or had no room for a bonus token.")
 
 
 def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written: int) -> str:

@@ -297,7 +297,7 @@ STEPS = (
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "A token x can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
-         "p and q each sum to 1. Take away their shared part min(p, q), of mass β, and each has "
+         "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
          "1 − β left: what q has left is the chance of a rejection, **1 − β**; what p has left is "
          "**Z**. So the second way has probability **(1 − β)·r(x) = max(0, p(x) − q(x))**, and the "
          "two add up to **p(x)** for every x.\n\n"

@@ -216,10 +216,12 @@ def render() -> None:
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
     short = short_rounds_note(summary, s.gamma)
     ceiling = above_ceiling_note(summary.tokens_per_round, summary.alpha, alpha)
-    st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}"
-               f"{short}.{ceiling} The cost of a draft step relative to a target step {source}, and "
-               "the cost of the pass that checks γ drafts from its γ sweep. The measured figures count one "
-               f"short text: another seed moves them by a few tenths{gamma_gain_clause(alpha)}, and "
-               "a new γ changes every draw after the first few drafted tokens. "
-               "The closed form shows the trend; try a few seeds "
+    # three paragraphs: this text's figures, where the chart's costs come from, how far to trust it
+    st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}."
+               f"{short}{ceiling}\n\n"
+               f"The cost of a draft step relative to a target step {source}, and the cost of the pass "
+               "that checks γ drafts from its γ sweep.\n\n"
+               "The measured figures count one short text: another seed moves them by a few "
+               f"tenths{gamma_gain_clause(alpha)}. A new γ also changes every draw after the first few "
+               "drafted tokens. The closed form shows the trend; try a few seeds "
                f"({settings.in_the_sidebar()}) to see the spread.")
