@@ -165,11 +165,11 @@ def _drafter_average(sc: Scenario, these: float) -> str:
         return ""
     average = expected_tokens_per_round(alpha, sc.gamma)
     # α to three places: worked from two, (1 − α^(γ+1)) / (1 − α) can miss the shown result
-    text = (f" {sc.drafter_label}'s acceptance rate is α = {alpha:.3f} (β averaged over many "
+    text = (f" The acceptance rate of {sc.drafter_label} is α = {alpha:.3f} (β averaged over many "
             "positions). If each checked guess were kept independently with that chance, the first "
             "would stand with chance α, the first two with α², and so on. With the one token the "
-            f"target's pass always adds, a round gives {_powers_of_alpha(sc.gamma)} = {average:.2f} "
-            "tokens on average.")
+            f"target's pass always adds, a round would give {_powers_of_alpha(sc.gamma)} = "
+            f"{average:.2f} tokens on average.")
     if abs(these - average) >= FAR_FROM_AVERAGE:
         text += (f" So this round's guesses were {'easier' if these > average else 'harder'} to get "
                  f"right than most ({these:.2f} against {average:.2f}).")
@@ -190,7 +190,8 @@ def _exact_takeaway(sc: Scenario) -> str:
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     these = expected_tokens_given_drafts(keeps)
-    return (f"This round gave {counted(n, 'token')} for one target pass, each following "
+    follows = "and it follows" if n == 1 else "each following"
+    return (f"This round gave {counted(n, 'token')} for one target pass, {follows} "
             f"Nimbus-large's distribution given the text before it. With fresh coin flips "
             f"{'this draft' if sc.gamma == 1 else f'these {sc.gamma} drafts'} would give {these:.2f} "
             f"tokens on average.{_drafter_average(sc, these)}")

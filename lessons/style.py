@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import unicodedata
+from functools import cache
 
 P_COLOR = "#0072B2"  # p, the target (Nimbus-large): blue
 Q_COLOR = "#E69F00"  # q, the draft (Nimbus-mini): orange
@@ -49,18 +50,21 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+@cache
 def chip_fill(color: str) -> str:
     """What a chip's `color` at CHIP_FILL_ALPHA looks like over white."""
     t = CHIP_FILL_ALPHA / 255
     return _hex(c * t + 255 * (1 - t) for c in _channels(color))
 
 
+@cache
 def line_color(color: str, minimum: float = 3.0) -> str:
     """`color`, darkened just enough that a line of it stands out from its chip's fill by
-    `minimum` (WCAG's 3:1 for a line that carries meaning): the same hue, as in the charts."""
+    `minimum` (WCAG's 3:1 for a line that carries meaning): the same hue, as in the charts.
+    Black where no shade of it reaches `minimum`."""
     fill, shade = chip_fill(color), 1.0
-    while contrast(_hex(c * shade for c in _channels(color)), fill) < minimum:
-        shade -= 0.01
+    while shade > 0 and contrast(_hex(c * shade for c in _channels(color)), fill) < minimum:
+        shade = max(0.0, shade - 0.01)
     return _hex(c * shade for c in _channels(color))
 
 

@@ -124,8 +124,9 @@ def _release_freed_memory() -> None:
         pass
 
 
-# running out of memory while reading a good file is not damage to the file
-_OUT_OF_MEMORY = (MemoryError, torch.OutOfMemoryError)
+# not damage to the file: running out of memory while reading a good one, or a broken install
+# (a missing package, a library whose interface changed), which a fresh copy would not mend
+_NOT_THE_FILE = (MemoryError, torch.OutOfMemoryError, ImportError, AttributeError, NameError)
 
 
 def _read_target(dest: Path):
@@ -148,8 +149,8 @@ def _read_target(dest: Path):
             if any(info[k] for k in ("missing_keys", "unexpected_keys", "mismatched_keys")):
                 raise ValueError("its weights do not match its config.json")
             return _check_finite(model), tokenizer
-        except _OUT_OF_MEMORY:
-            raise  # the machine's, not the file's: the copy stays
+        except _NOT_THE_FILE:
+            raise  # the copy stays
         except Exception as err:  # a config that parses but is wrong fails in many ways in transformers
             if attempt:
                 raise ModelFileError(f"The converted target in {dest} is unreadable ({err}). "
@@ -190,7 +191,7 @@ def load_drafter(name: str, target):
         raise ModelFileError(f"The drafter {name} is missing from {folder}. {_restore(name)}")
     try:
         drafter = _check_finite(load_nimbus_mini(folder, target))
-    except _OUT_OF_MEMORY:
+    except _NOT_THE_FILE:
         raise
     except Exception as err:  # as for the target: a bad config fails in many ways
         raise ModelFileError(f"The drafter in {folder} is unreadable ({err}). {_restore(name)}") from err

@@ -904,9 +904,10 @@ def test_playground_says_when_a_draft_cost_is_assumed(monkeypatch):
         at = page("playground")
         no_exception(at)
         captions[name] = " ".join(c.value for c in at.caption)
-    assert f"step ({row.cost_ratio:.2f}) comes from the drafter table" in captions["measured"]
-    assert f"is taken as 0.10: the drafter table on the So what page has not measured " \
-           f"{default_drafter()}" in captions["unmeasured"]
+    assert f"step ({row.cost_ratio:.2f}) comes from the drafter table on the So what page, and the cost of " \
+           "the pass that checks γ drafts comes from its γ sweep." in captions["measured"]
+    assert f"is taken as 0.10, as the drafter table on the So what page has not measured " \
+           f"{default_drafter()}; and the cost of the pass" in captions["unmeasured"]
     assert "comes from the drafter table" not in captions["unmeasured"]
 
 

@@ -556,7 +556,7 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
     text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
     assert "If every check were an independent coin" in text  # a bound of the closed form only
-    assert "at α = 0.428 (nimbus-mini), 1.75 tokens. So, by that count, it is at most 1.75 times" in text
+    assert "at α = 0.428 (nimbus-mini), 1.75 tokens. So, by that count, the pair is at most 1.75 times" in text
     assert "1/(1 − α)" not in speed_story.ceiling_text(0.0, 0.1, "w")  # none kept: one token a pass
     assert "compare the γ sweep's measured tokens per pass" in text  # real keeps come in runs
     needed = alpha_for_speedup(2.0, 4, 0.093)
@@ -855,6 +855,12 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     if sc.record.bonus:
         assert step(3).takeaway(one) == "The one guess survived its coin flip, so it is kept."
     assert not any(" 1 guesses" in t or " 1 drafts" in t for n in range(1, 6) for t in step(n).text(one))
+    # a round whose first guess is rejected gives one token: it, not each of them
+    first_out = dataclasses.replace(sc, record=dataclasses.replace(sc.record, tokens=sc.record.tokens[:1]))
+    assert step(5).takeaway(first_out).startswith(
+        "This round gave 1 token for one target pass, and it follows Nimbus-large's distribution")
+    assert step(5).takeaway(sc).startswith(f"This round gave {len(sc.record.tokens)} tokens for one "
+                                           "target pass, each following")
     other = dataclasses.replace(sc, drafter="early-exit-4")
     assert step(1).text(other)[1].startswith("The draft model, early-exit-4, is cheap")
 
@@ -880,7 +886,7 @@ def test_all_five_takeaways_render(which, request):
     keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t])
              for i, t in enumerate(sc.draft_tokens)]
     assert f"these 3 drafts would give {expected_tokens_given_drafts(keeps):.2f} tokens on average" in texts[4]
-    assert "acceptance rate is" not in texts[4]  # the synthetic drafter has no measured alpha
+    assert "The acceptance rate of" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
         assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
@@ -975,14 +981,14 @@ def test_the_exactness_takeaway_names_the_drafters_measured_average(rejected):
     alpha = {r.drafter: r.alpha for r in drafter_table()}["nimbus-mini"]
     text = step(5).takeaway(dataclasses.replace(rejected, drafter="nimbus-mini"))
     average = expected_tokens_per_round(alpha, 3)
-    assert f"Nimbus-mini's acceptance rate is α = {alpha:.3f}" in text
-    assert f"a round gives 1 + α + α² + α³ = {average:.2f} tokens on average." in text
+    assert f"The acceptance rate of Nimbus-mini is α = {alpha:.3f}" in text
+    assert f"a round would give 1 + α + α² + α³ = {average:.2f} tokens on average." in text
     # worked from the α shown, the closed form gives the average shown
     shown = float(text.split("α = ")[1][:5])
     assert f"{expected_tokens_per_round(shown, 3):.2f}" == f"{average:.2f}"
     # the table's alpha is at temperature 1: at another temperature the clause is left out
     cooler = dataclasses.replace(rejected, drafter="nimbus-mini", sampling=Sampling(temperature=0.5))
-    assert "acceptance rate is" not in step(5).takeaway(cooler)
+    assert "The acceptance rate of" not in step(5).takeaway(cooler)
 
 
 def test_the_exactness_takeaway_says_when_a_round_was_easier_or_harder_than_most(rejected, all_kept):

@@ -10,13 +10,11 @@ from ui.shared_stream import SharedStream
 ITEMS = 6
 
 
-def counting_stream(calls: list[int], pause: float = 0.0):
-    """A maker that counts its runs: items 1..ITEMS, each after `pause` seconds."""
+def counting_stream(calls: list[int]):
+    """A maker that counts its runs: items 1..ITEMS."""
     def make():
         calls.append(1)
-        for n in range(1, ITEMS + 1):
-            time.sleep(pause)
-            yield n
+        yield from range(1, ITEMS + 1)
     return make
 
 
@@ -46,11 +44,13 @@ def test_callers_at_the_same_time_share_one_run_and_watch_it_grow():
             time.sleep(0.001)
         return False
 
+    waited_out: list[int] = []
+
     def make():
         calls.append(1)
         for n in range(1, ITEMS + 1):
-            if n > 1:
-                all_have_seen(n - 1)
+            if n > 1 and not all_have_seen(n - 1):
+                waited_out.append(n - 1)
             yield n
 
     def session(k: int) -> None:
@@ -65,6 +65,7 @@ def test_callers_at_the_same_time_share_one_run_and_watch_it_grow():
         t.join(timeout=60)
         assert not t.is_alive()
     assert len(calls) == 1  # made once, for all four
+    assert waited_out == []  # every session saw each item before the next was made
     for items in seen.values():
         assert items == list(range(1, ITEMS + 1))  # every item, in order, none twice
 

@@ -210,17 +210,17 @@ def render() -> None:
                                                     verify=saved_verify_costs()), "speedup")
     count = written.stats.new_tokens
     ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
-    source = (f"({cost:.2f}) comes from the drafter table on the So what page" if measured is not None
-              else f"is taken as {cost:.2f}: the drafter table on the So what page has not measured "
-                   f"{s.drafter}")
+    source = (f"({cost:.2f}) comes from the drafter table on the So what page, and" if measured is not None
+              else f"is taken as {cost:.2f}, as the drafter table on the So what page has not measured "
+                   f"{s.drafter}; and")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
     short = short_rounds_note(summary, s.gamma)
     ceiling = above_ceiling_note(summary.tokens_per_round, summary.alpha, alpha)
     # three paragraphs: this text's figures, where the chart's costs come from, how far to trust it
     st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}."
                f"{short}{ceiling}\n\n"
-               f"The cost of a draft step relative to a target step {source}, and the cost of the pass "
-               "that checks γ drafts from its γ sweep.\n\n"
+               f"The cost of a draft step relative to a target step {source} the cost of the pass that "
+               "checks γ drafts comes from its γ sweep.\n\n"
                "The measured figures count one short text: another seed moves them by a few "
                f"tenths{gamma_gain_clause(alpha)}. A new γ also changes every draw after the first few "
                "drafted tokens. The closed form shows the trend; try a few seeds "

@@ -61,7 +61,7 @@ _SCRIPT = """<script>
       document.body.appendChild(said);
     }
     const shown = document.querySelector('[role="tooltip"] [data-testid="stTooltipContent"]');
-    const on = (document.activeElement.getAttribute("aria-label") || "").startsWith("Help for ");
+    const on = (document.activeElement?.getAttribute("aria-label") || "").startsWith("Help for ");
     const words = shown && on ? text(shown) : "";
     if (said.textContent !== words) said.textContent = words;
   };
@@ -71,7 +71,11 @@ _SCRIPT = """<script>
     });
   };
   const all = () => { charts(); bars(); takeaway(); help(); };
-  window.screenReader = new MutationObserver(all);
+  // once per frame at most: a chart's hover and a streamed text change the page many times a second
+  let queued = null;
+  window.screenReader = new MutationObserver(() => {
+    queued ??= requestAnimationFrame(() => { queued = null; all(); });
+  });
   window.screenReader.observe(document.body, {childList: true, subtree: true, characterData: true});
   all();
 })();

@@ -63,18 +63,18 @@ _BASE_CSS = """
 /* the code page's comments carry this round's values (◀): the theme's grey italics reach only
    3.6:1 on the code block's background; this reaches over 7:1 */
 [data-testid="stCode"] .token.comment { color: #4a4f5c !important; font-style: normal !important; }
-/* and its other colours, the theme's hues darkened to 4.6:1 or more (they reach 2.3 to 3.8:1) */
-[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.function { color: #1975c8 !important; }
-[data-testid="stCode"] .token.punctuation { color: #6e7280 !important; }
-[data-testid="stCode"] .token.operator { color: #b9570f !important; }
-[data-testid="stCode"] .token.string { color: #07852e !important; }
-[data-testid="stCode"] .token.boolean { color: #168338 !important; }
-[data-testid="stCode"] .token.number { color: #1e8073 !important; }
+/* and its other colours, the theme's hues darkened to 4.6:1 or more even on the theme's
+   darkest grey, #f0f2f6 (the code block's own background is lighter; they reached 2.3 to 3.8:1) */
+[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.function { color: #186fbf !important; }
+[data-testid="stCode"] .token.punctuation { color: #696c7a !important; }
+[data-testid="stCode"] .token.operator { color: #af520e !important; }
+[data-testid="stCode"] .token.string { color: #077d2b !important; }
+[data-testid="stCode"] .token.boolean { color: #157d36 !important; }
+[data-testid="stCode"] .token.number { color: #1c796c !important; }
 /* the keyboard's focus, plain to see: Streamlit's ring is a faint 2:1, and its page links and
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,
-label:has(input[role="switch"]:focus-visible) {
-  outline: 2px solid #0072B2 !important; outline-offset: 2px; border-radius: 4px; }
+label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
 /* the key a button answers to (→ on Next, ← on Back), at the button's own contrast, not faded */
 [data-testid^="stBaseButton"] kbd { opacity: 1 !important; }
 /* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of steps 1

@@ -105,7 +105,8 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
             pieces.append(chip(sc.label(t), OVERLAP_COLOR, line=ORIGIN_LINES["accepted"], title="kept",
                                spoken="kept"))
         elif verdict == "rejected":
-            strike = "text-decoration:line-through;color:#555;"  # grey, yet 5.7:1 on its chip
+            # grey, yet 5.7:1 on its chip; no underline: it is not part of the text
+            strike = "text-decoration:line-through;color:#555;border-bottom:none;"
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
             if at_step >= 4:  # the correction takes the rejected guess's place in the text
                 pieces.append(_last_token(sc))
