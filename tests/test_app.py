@@ -1378,7 +1378,7 @@ def test_a_token_without_text_of_its_own_still_gets_a_chip_of_its_colour():
     assert [chip_fill(ORIGIN_COLORS["accepted"]) in chips[1], chip_fill(ORIGIN_COLORS["bonus"]) in chips[3]] == [True, True]
     assert "part of the character the next token completes" in chips[1] and "width:0.5em" in chips[1]
     assert ">end</span>" in chips[3] and "the end of the text" in chips[3]
-    assert "😀" in chips[2] and "(2 kept drafts, 1 correction, 1 bonus token)" in body
+    assert "😀" in chips[2] and "(2 kept drafts, 1 correction, 1 bonus token; corrections: 😀; bonus tokens: end of text)" in body
 
 
 def test_a_chips_line_stands_out_from_its_fill():
@@ -1423,11 +1423,17 @@ def test_a_tokens_origin_is_told_without_colour():
     assert chips.startswith('<span aria-hidden="true">')
     kept, corrected, _, bonus = chips.split('<span class="tok"')[1:]
     assert "3px solid" in kept and "3px dashed" in corrected and "3px double" in bonus
-    assert spoken == "Hi there! (2 kept drafts, 1 correction, 1 bonus token)</span>"
+    # and which tokens did not come as kept drafts, which their colours show
+    assert spoken == "Hi there! (2 kept drafts, 1 correction, 1 bonus token; corrections: the; bonus tokens: !)</span>"
+    mixed = colored_text([("Dear", "accepted"), ("", "correction"), ("😀", "accepted"), ("\n", "correction"),
+                          (" ", "bonus"), ("", "bonus")])
+    assert mixed.endswith("(2 kept drafts, 2 corrections, 2 bonus tokens; corrections: part of a character, "
+                          "line break; bonus tokens: space, end of text)</span>")
     # no raw line break anywhere: in markdown a blank line ends the HTML block, and what the page
     # adds after the text (the "…" of a cut reply, the colour key) would be swallowed
     letter = colored_text([("Dear", "accepted"), (",\n\n", "correction"), ("Thank", "bonus")]) + " …"
-    assert "\n" not in letter and "Dear, Thank (1 kept draft, 1 correction, 1 bonus token)" in letter
+    assert "\n" not in letter and "Dear, Thank (1 kept draft, 1 correction, 1 bonus token; corrections: ,; " \
+                                   "bonus tokens: Thank)" in letter
     alone = colored_text([("<b>", "target"), ("&", "target")])
     assert alone.endswith('<span class="sr-only">&lt;b&gt;&amp; (2 tokens Nimbus-large wrote alone)</span>')
     key = origin_legend(with_target=True)

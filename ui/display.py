@@ -125,7 +125,7 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
     # on one line: a blank line ("\r" ends a line too) would end the HTML block, and markdown
     # would take what follows
     said = re.sub(r"\s*[\r\n]\s*", " ", "".join(text for text, _ in pieces))
-    spoken = f"{said} ({origin_counts([o for _, o in pieces])})"
+    spoken = f"{said} ({origin_counts([o for _, o in pieces])}{_which_were(pieces)})"
     return f'<span aria-hidden="true">{chips}</span><span class="sr-only">{html.escape(spoken)}</span>'
 
 
@@ -154,6 +154,29 @@ def origin_counts(origins: list[str]) -> str:
     """'74 kept drafts, 36 corrections, 10 bonus tokens': how the tokens came, in words."""
     counts = [(origins.count(o), names) for o, names in _COUNTED.items() if o in origins]
     return ", ".join(f"{n} {one if n == 1 else many}" for n, (one, many) in counts) or "no tokens"
+
+
+# the tokens a screen reader hears named after the text: those that did not come as kept drafts
+_NAMED = {"correction": "corrections", "bonus": "bonus tokens"}
+
+
+def _which_were(pieces: list[tuple[str, str]]) -> str:
+    """'; corrections: our, here; bonus tokens: !': which tokens came other than as kept drafts,
+    in order, for a reader who cannot see their colours."""
+    last = len(pieces) - 1
+    named = [f"{kind}: " + ", ".join(_spoken_token(t, i == last) for i, (t, o) in enumerate(pieces) if o == origin)
+             for origin, kind in _NAMED.items() if origin in (o for _, o in pieces)]
+    return "".join(f"; {part}" for part in named)
+
+
+def _spoken_token(text: str, last: bool) -> str:
+    """A token as a screen reader hears it in a list: its words, or what it is when it has none
+    (as its chip shows it: see `_token_chip`)."""
+    if words := re.sub(r"\s+", " ", text).strip():
+        return words
+    if text:
+        return "line break" if "\n" in text or "\r" in text else "space"
+    return "end of text" if last else "part of a character"
 
 
 def _line_ends_shown(text: str) -> str:
