@@ -201,8 +201,15 @@ def verify_cost(pair, context: list[int], positions: int, repeats: int = 15) -> 
 
 
 def cost_context(texts: list[tuple[list[int], int]]) -> list[int]:
-    """The context every cost is timed after: the first COST_CONTEXT tokens of the first text."""
-    return texts[0][0][:COST_CONTEXT]
+    """The context every cost is timed after: the first COST_CONTEXT tokens of the first text
+    that has them, else of the longest (a prompt the target ends at once, such as a question,
+    gives a text of a few tokens). A pass that checks γ drafts reads γ + 1 new tokens after at
+    least one: a context shorter than that cannot time the largest γ, and is refused here."""
+    ids = next((ids for ids, _ in texts if len(ids) >= COST_CONTEXT), max((ids for ids, _ in texts), key=len))
+    if len(ids) < max(GAMMAS) + 2:
+        raise ValueError(f"every text is under {max(GAMMAS) + 2} tokens, too short to time a pass that "
+                         f"checks {max(GAMMAS)} drafts: give a prompt the target continues")
+    return ids[:COST_CONTEXT]
 
 
 def verify_costs(pair, context: list[int], gammas=GAMMAS) -> dict[int, float]:

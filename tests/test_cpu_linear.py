@@ -12,7 +12,7 @@ from torch import nn
 from specdec_core import cpu_linear, timing
 from specdec_core.cpu_linear import (HALF_PRODUCTS, ONEDNN, STREAM_ROWS, CPULinear, choose_row_products,
                                      is_half_exact, row_products_of, use_cpu_kernels, use_half_weights)
-from specdec_core.quality import best_gamma, pass_seconds, verify_cost
+from specdec_core.quality import COST_CONTEXT, best_gamma, cost_context, pass_seconds, verify_cost
 from specdec_core.sampling import expected_speedup
 
 ROW_SHAPES = [(1, 96), (1, 1, 96), (1, 2, 96), (1, 3, 96), (1, 5, 96), (2, 4, 96), (1, 9, 96),
@@ -329,3 +329,14 @@ def test_costly_verification_moves_the_best_gamma_down():
     assert best_gamma(0.8, 0.05) == (8, pytest.approx(4.32891136 / 1.4, rel=1e-9))
     costly = best_gamma(0.8, 0.05, {g: 1.0 + 0.4 * g for g in range(1, 9)})
     assert costly == (2, pytest.approx(2.44 / 1.9, rel=1e-9))
+
+
+def test_costs_are_timed_after_a_text_long_enough_for_them():
+    """A prompt the target ends at once (a question, say) gives a text of a few tokens: the
+    costs are then timed after the first text that has COST_CONTEXT tokens, else the longest,
+    and a set of texts too short for the largest γ is refused in words, not by verify_cost."""
+    short, long, longer = list(range(4)), list(range(100)), list(range(200))
+    assert cost_context([(short, 2), (long, 5), (longer, 5)]) == long[:COST_CONTEXT]
+    assert cost_context([(short, 2), (long[:20], 5), (long[:30], 5)]) == long[:30]
+    with pytest.raises(ValueError, match="every text is under 10 tokens"):
+        cost_context([(short, 2), (short[:3], 1)])
