@@ -88,7 +88,7 @@ def _verify_takeaway(sc: Scenario) -> str:
 
 
 # a live check-to-step ratio this far from the γ sweep's is said to be the server's load
-BUSY_GAP = 0.3
+BUSY_GAP = 0.2
 
 
 def _quiet_check_cost(sc: Scenario, ratio: float) -> str:

@@ -7,7 +7,7 @@ from ui import frame, race  # noqa: E402
 frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the speculative pair. "
             "Watch the pair's side arrive in bursts: every burst is one target pass. The two sides take "
             "turns on this one machine, and each is timed on its own clock, as if it ran alone. Early "
-            "stop, a setting the walkthrough leaves at 0, ends a round's draft where the drafter is "
+            "stop, a setting the walkthrough does not use, ends a round's draft where the drafter is "
             "unsure of its token; the So what page measures what that buys.",
             typing=True)
 race.render()

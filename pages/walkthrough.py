@@ -5,8 +5,11 @@ follow_app()  # first: see ui/navigation.py
 from ui import frame, walkthrough  # noqa: E402
 
 frame.begin("Faster, not different",
-            "A small draft model (Nimbus-mini, unless another is picked) guesses four tokens, and one "
-            "pass of Nimbus-large checks them all: it keeps each guess in turn until it rejects one, "
+            "Speculative decoding lets a large language model write up to several tokens in one of "
+            "its passes, where it would write one, without changing what it writes. A small draft "
+            "model (Nimbus-mini, "
+            "unless another is picked) guesses four tokens, and one pass of the large model, "
+            "Nimbus-large, checks them all: it keeps each guess in turn until it rejects one, "
             "replaces that one with a corrected draw, and adds a free token when it keeps them all. "
             "The five steps show how, and why every token still comes out distributed exactly "
             "as Nimbus-large would have written it alone.",

@@ -231,12 +231,18 @@ def test_a_round_that_keeps_every_draft_shows_a_bonus_token():
 
 def test_a_correction_takes_the_rejected_guess_s_place_in_the_sentence():
     """The worked example keeps two guesses and rejects the third: from step 4 the sentence reads
-    on from the struck guess to its correction, and the guess never checked comes after both."""
-    at = page("walkthrough", step="4")
-    no_exception(at)
-    (sentence,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
-    order = [sentence.index(f'title="{how}"') for how in ("kept", "rejected", "correction", "never checked")]
-    assert order == sorted(order), order
+    on from the struck guess to its correction, and the guess never checked, shown on step 3,
+    is left out (after the correction it read as a word of the text)."""
+    for number in ("4", "5"):
+        at = page("walkthrough", step=number)
+        no_exception(at)
+        (sentence,) = [t for t in html_texts(at) if "<b>Continuing:</b>" in t]
+        order = [sentence.index(f'title="{how}"') for how in ("kept", "rejected", "correction")]
+        assert order == sorted(order), order
+        assert 'title="never checked"' not in sentence
+        assert sentence.rstrip().endswith("← correction</small></span></div>")
+    (step_3,) = [t for t in html_texts(page("walkthrough", step="3")) if "<b>Continuing:</b>" in t]
+    assert step_3.count('title="never checked"') == 1
 
 
 def test_step_5_says_when_chance_hides_a_shortcuts_error():
@@ -629,7 +635,7 @@ def test_predict_first_moving_on_shows_every_coin():
     so back on step 3 they are shown too, with no question left open about them."""
     at = page("walkthrough", step="3", predict="1", seed="11")
     button(at, "Guess reject").click().run()
-    assert any("press Next to see them all" in v for v in at.info.values)
+    assert any("press Next: it flips the rest" in v for v in at.info.values)
     button(at, "Next").click().run()
     button(at, "Back").click().run()
     no_exception(at)
@@ -1407,10 +1413,10 @@ def test_the_walkthroughs_guesses_are_told_apart_without_colour():
     assert '<span aria-hidden="true">␣</span>account' in line  # a mark for the eye, not "open box"
     drafted = looks(2)["drafted"]
     assert "outline:2px solid" in drafted and "border-bottom:none" in drafted
-    decided = looks(4)  # the worked example: kept, kept, rejected, never checked, a correction
+    assert "outline:2px dashed" in looks(3)["never checked"]  # the worked example's fourth guess
+    decided = looks(4)  # the worked example: kept, kept, rejected, a correction
     assert "3px solid" in decided["kept"] and "outline" not in decided["kept"]
     assert "line-through" in decided["rejected"]
-    assert "outline:2px dashed" in decided["never checked"]
     assert "3px dashed" in decided["correction"]
     assert "3px double" in looks(4, seed="130")["bonus"]
 

@@ -75,6 +75,8 @@ _BASE_CSS = """
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,
 label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
+/* a page link's label on one line is cut at the screen's edge (step 5's links on a phone): wrap it */
+[data-testid="stPageLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
 /* the key a button answers to (→ on Next, ← on Back), at the button's own contrast, not faded */
 [data-testid^="stBaseButton"] kbd { opacity: 1 !important; }
 /* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of steps 1

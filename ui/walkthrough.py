@@ -95,7 +95,9 @@ def verdict_key(sc: Scenario, revealed: int | None = None) -> str:
 
 def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
     """The prompt and the round's tokens, coloured by what is known at this step
-    (`revealed` limits the verdicts shown at step 3, for predict-first mode)."""
+    (`revealed` limits the verdicts shown at step 3, for predict-first mode). From step 4 the
+    guesses never checked are left out: step 3 showed them, and the line then reads on from the
+    rejected guess to its correction, as the text does."""
     pieces = [chip(sc.prompt, visible_space=False)]
     for t, verdict in zip(sc.draft_tokens, verdicts(sc, at_step, revealed)):
         if verdict == "drafted":  # boxed: a guess, not yet part of the text
@@ -110,7 +112,7 @@ def sentence(sc: Scenario, at_step: int, revealed: int | None = None) -> str:
             pieces.append(chip(sc.label(t), REJECT_COLOR, style=strike, title="rejected", spoken="rejected"))
             if at_step >= 4:  # the correction takes the rejected guess's place in the text
                 pieces.append(_last_token(sc))
-        else:
+        elif at_step == 3:  # from step 4 the line shows what the round made of its guesses
             # pale and outlined, as in step 3's chart: no coin was flipped, so nothing is struck
             pale = f"color:#555;background:{UNCHECKED_FILL};outline:2px dashed {UNCHECKED_LINE};outline-offset:-1px;border-bottom:none;"
             pieces.append(chip(sc.label(t), style=pale, title="never checked", spoken="never checked"))
@@ -151,7 +153,7 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
     if number == 3:  # the verdicts' looks, first shown here
         st.caption(verdict_key(sc, revealed))
     elif number >= 4:  # the round is decided: what it leaves, apart from the guesses it threw away
-        dropped = "" if sc.record.bonus else ": a struck-through or boxed guess is not part of it"
+        dropped = "" if sc.record.bonus else ": a struck-through guess is not part of it"
         st.caption(plain_text(f"After this round the text reads “{round_text(sc)}”{dropped}."),
                    unsafe_allow_html=True)
     else:
@@ -313,7 +315,8 @@ def render() -> None:
     _step_body(sc, number)
     with st.container(key=screen_reader.TAKEAWAY):  # read where it stands, not announced
         if revealed is not None and revealed < len(sc.record.checks):
-            st.info("Flip every coin to see what this round kept, or press Next to see them all at once.",
+            st.info("Flip every coin to see what this round kept, or press Next: it flips the rest, "
+                    "step 4 tells how the round ended, and Back shows every coin here.",
                     icon=":material/lightbulb:")
         else:
             st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
