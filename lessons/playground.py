@@ -97,16 +97,20 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
 FEW_TOKENS = 8
 
 
-def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise: float = 0.0) -> str:
+def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise: float = 0.0,
+                    table_settings: bool = True) -> str:
     """Why the chart is not priced at α on Nimbus-large's own text when that text is only a few
     `tokens` long (the prompt reads as finished, as a question does), and how to get a longer
     one; `table_alpha`: the drafter table's α for `drafter`, which prices it instead (measured
-    without draft noise), or None, where this run's own checks do."""
+    at temperature 1, without top-p or draft noise), or None, where this run's own checks do.
+    `table_settings`: this run samples as the table measured (temperature 1, no top-p)."""
     ended = ("Nimbus-large ends its text at once after this prompt" if tokens <= 1 else
              f"Nimbus-large ends its own text after {counted(tokens, 'token')} here")
     unnoised = ", measured without draft noise, which the chart then leaves out" if noise else ""
+    elsewhere = ("" if table_settings else
+                 "; it was measured at temperature 1 without top-p, and α differs at other settings")
     priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} "
-              f"({table_alpha:.3f}, So what page{unnoised})" if table_alpha is not None else
+              f"({table_alpha:.3f}, So what page{unnoised}{elsewhere})" if table_alpha is not None else
               "the speed-up chart's α comes from this run's own few checks and says little")
     return (f"{ended}: too few positions to measure α on, so {priced}. A prompt that breaks "
             "off mid-sentence, such as “Your export failed because your”, gives Nimbus-large more "

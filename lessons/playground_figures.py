@@ -38,9 +38,11 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
     if here:
         for row, h, k in zip(rows, here, g):
             row.update({"check cost (steps)": round(verify[k], 3), MEASURED: round(h, 3)})
-    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
-               f"{tokens_per_round_bound(alpha):.2f}."
-               if 0 < alpha < 1 else "")  # no draft kept: exactly 1; every draft kept: no bound
+    # no draft kept: exactly 1; every draft kept: no bound; and none worth a sentence that
+    # would read "below 1.00" beside a measured 1.00
+    bound = tokens_per_round_bound(alpha) if 0 < alpha < 1 else None
+    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = {bound:.2f}."
+               if bound is not None and round(bound, 2) > 1 else "")
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
                                                  gamma_now) + ceiling)
 

@@ -7,19 +7,22 @@ from typing import Sequence
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
-                verify: float | None, raced: float | None = None) -> str:
-    """Why the pair lost a race without the early stop, worked out from the costs on the So what
-    page (`cost`: a draft step in target steps; `verify`: the pass that checks `gamma` drafts),
-    with the figures as shown; "" where either was not measured. `raced`: the race's own
-    speed-up, which the note names where the count misses it by more than a race's scatter.
-    Where the count says the pair should not have lost, the loss is the clocks', not the drafts'."""
+                verify: float | None, raced: float | None = None, stopped: bool = False) -> str:
+    """Why the pair lost a race, worked out from the costs on the So what page (`cost`: a draft
+    step in target steps; `verify`: the pass that checks `gamma` drafts, or with the early stop
+    (`stopped`) the drafts a round averaged), with the figures as shown; "" where either was not
+    measured. `raced`: the race's own speed-up, which the note names where the count misses it
+    by more than a race's scatter. Where the count says the pair should not have lost, the loss
+    is the clocks', not the drafts'."""
     if cost is None or verify is None:
         return ""
     drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
     counted = per_pass / spent
+    checked = (f"{drafts:.1f} drafts (a round's average here, with the early stop)" if stopped
+               else f"{gamma} drafts")
     worked = (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
-              f"{gamma} drafts about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
+              f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
               f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
               f"tokens: {counted:.2f}x by that count.")
     quiet = ("So what's costs were measured by `make bench` in one quiet run, and a pass's cost on "
@@ -30,8 +33,9 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
                 f"race's own clocks{clocks}: {quiet} Run it again to see how far a race moves.")
     apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
         f" This race's own clocks gave {raced:.2f}x: {quiet}")
+    fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
     return (f"Why the pair lost, by the costs on the So what page: {worked}{apart} Fewer drafts a "
-            "round, with a smaller γ or the early stop, waste less on guesses the target rejects.")
+            f"round, with {fewer}, waste less on guesses the target rejects.")
 
 
 # how far one race's speed-up moves from run to run (race_note says "a tenth or two")
@@ -42,28 +46,37 @@ RACE_SCATTER = 0.15
 FEW_PASSES = 8
 
 
-def race_note(passes: int, ended_early: bool = False) -> str:
+def _another(greedy: bool) -> str:
+    """What else writes another text: at temperature 0 (`greedy`) the seed changes nothing."""
+    return "another prompt" if greedy else "another prompt or seed"
+
+
+def race_note(passes: int, ended_early: bool = False, greedy: bool = False) -> str:
     if passes < FEW_PASSES:
-        more = ("Nimbus-large ended this text early: another prompt or seed writes more."
+        more = (f"Nimbus-large ended this text early: {_another(greedy)} writes more."
                 if ended_early else "Raise Tokens to measure it.")
         return (f"The speculative side made only {passes} target pass{'' if passes == 1 else 'es'}: "
                 f"one lucky or unlucky round decides a speed-up this short. {more}")
+    if greedy:
+        return ("One race is one sample: run it again and the speed-up moves by a tenth or two either "
+                "way, as the machine's load changes (at temperature 0 the texts stay the same).")
     return ("One race is one sample: run it again, or with another seed, and the speed-up moves by "
             "a tenth or two either way, as the machine's load and the draws change.")
 
 
-def ended_note(sides: Sequence[tuple[str, int]], tokens: int) -> str:
+def ended_note(sides: Sequence[tuple[str, int]], tokens: int, greedy: bool = False) -> str:
     """Which side, of (name, tokens written) pairs, wrote Nimbus-large's end-of-text token before
     the race's length: its bar stops short, as if it had stalled, and the speed-up then compares
-    rates over two texts of different lengths."""
+    rates over two texts of different lengths. `greedy`: at temperature 0, where only another
+    prompt writes another text."""
     short = [f"“{name}” ended its text after {written} of {tokens} tokens"
              for name, written in sides if written < tokens]
     if not short:
         return ""
     bars = "its bar stops" if len(short) == 1 else "their bars stop"
     return (" and ".join(short) + f", at Nimbus-large's end-of-text token, so {bars} there. The "
-            "speed-up divides the two sides' tokens per second, each over its own text; another "
-            "prompt or seed gives both sides the whole length.")
+            f"speed-up divides the two sides' tokens per second, each over its own text; {_another(greedy)} "
+            "gives both sides the whole length.")
 
 
 def overshoot_note(speedup: float, per_pass: float) -> str:

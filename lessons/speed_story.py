@@ -1,13 +1,16 @@
 """The measured speed story: benchmark results saved by the scripts in benchmarks/."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from specdec_core.catalog import ASSETS
 from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
-from specdec_core.sampling import alpha_for_speedup, tokens_per_round_bound
+from specdec_core.sampling import GAMMAS, alpha_for_speedup, tokens_per_round_bound
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
@@ -68,7 +71,21 @@ def saved_verify_costs() -> dict[int, float]:
     (from benchmarks/gamma_sweep.py; empty before it has run)."""
     sweep = load("gamma_sweep.json") or {"rows": []}
     with figures("gamma_sweep.json"):
-        return {int(r["gamma"]): float(r["verify_cost"]) for r in sweep["rows"] if "verify_cost" in r}
+        costs = {int(r["gamma"]): float(r["verify_cost"]) for r in sweep["rows"] if "verify_cost" in r}
+        bad = {g: v for g, v in costs.items() if g not in GAMMAS or not 0 < v < math.inf}
+        if bad:  # a cost of 0 or NaN would divide the closed form by nothing, or by NaN
+            raise ValueError(f"verify costs by γ {bad}: a γ from 1 to 8, a cost above 0")
+        return costs
+
+
+def verify_cost_for(drafts: float, costs: dict[int, float]) -> float | None:
+    """The cost of a pass that checks `drafts` drafts, in single steps, read off the γ sweep's
+    `costs` between the two whole numbers around it (rounds that stop early draft a varying
+    number, and the cost grows about evenly with it); None where nothing was measured."""
+    if not costs:
+        return None
+    known = sorted(costs)
+    return float(np.interp(drafts, known, [costs[k] for k in known]))
 
 
 # the name of the drafter table's column that gives expected_best

@@ -246,6 +246,9 @@ def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange, more_dra
 
 STEPS = (
     Step(1, "Draft", "What does the small model guess?",
+         "A language model writes one **token** (a word or a piece of one) per pass through the "
+         "model, drawn from a **distribution**: a probability for every token it knows. Each token "
+         "must wait for the one before it, and for a big model every pass is slow.\n\n"
          f"The draft model, {DRAFTER}, is cheap, so we let it run ahead of the **target**, Nimbus-large, "
          "the model whose text we want. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "

@@ -16,19 +16,27 @@ def counted(n: int, noun: str, plural: str = "") -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
-def cut_message(what: str, had: int, limit: int, kept: int) -> str:
-    """What to tell the reader when a paste was cut to a page's limit."""
+def cut_message(what: str, had: int, limit: int, kept: int, blank: int = 0) -> str:
+    """What to tell the reader when a paste was cut to a page's limit (`blank`: the spaces and
+    line ends it started with, dropped first)."""
+    after = f", after the {blank:,} blank characters it started with" if blank else ""
     return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
-            f"the first {kept} characters.")
+            f"the first {kept} characters{after}.")
 
 
 def fit_text(text: str, limit: int, what: str) -> tuple[str, str | None]:
     """Someone's text as a page with this limit takes it, cut after a whole word
-    (`clip_prompt`), and what to tell the reader (`cut_message`) where it had to be cut."""
+    (`clip_prompt`), and what to tell the reader (`cut_message`) where it had to be cut. A text
+    too long only for the spaces around it loses them and no more; spaces it starts with are
+    dropped before the cut, which would otherwise keep little else."""
     if len(text) <= limit:
         return text, None
-    clipped = clip_prompt(text, limit)
-    return clipped, cut_message(what, len(text), limit, len(clipped))
+    trimmed = text.strip()
+    if len(trimmed) <= limit:
+        return trimmed, None
+    body = text.lstrip()
+    clipped = clip_prompt(body, limit)
+    return clipped, cut_message(what, len(text), limit, len(clipped), blank=len(text) - len(body))
 
 
 def prob_text(x: float) -> str:

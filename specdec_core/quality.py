@@ -41,7 +41,8 @@ class DrafterQuality:
     positions: int  # positions the figures were measured on
 
     def __post_init__(self):
-        """Figures read back from a file are numbers, or the row is not the table's."""
+        """Figures read back from a file are numbers in their range, or the row is not the
+        table's: a chance outside [0, 1], a cost of 0 or less, a γ the sweep does not try."""
         if not isinstance(self.drafter, str):
             raise TypeError(f"drafter is {self.drafter!r}, not a name")
         for name in ("alpha", "greedy_agreement", "cost_ratio", "best_gamma", "expected_speedup",
@@ -49,6 +50,14 @@ class DrafterQuality:
             value = getattr(self, name)
             if not is_real(value):
                 raise TypeError(f"{name} is {value!r}, not a number")
+        for name in ("alpha", "greedy_agreement"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} is {getattr(self, name)!r}, not a chance in [0, 1]")
+        for name in ("cost_ratio", "expected_speedup", "verify_cost", "positions"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} is {getattr(self, name)!r}, not above 0")
+        if self.best_gamma not in GAMMAS:
+            raise ValueError(f"best_gamma is {self.best_gamma!r}, not one of {GAMMAS[0]} to {GAMMAS[-1]}")
 
     @property
     def flattered(self) -> bool:

@@ -551,6 +551,10 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     assert "comes from this run's own few checks and says little" in few and "mid-sentence" in few
     noisy = playground.short_text_note(1, "Nimbus-mini", 0.4281, noise=0.3)
     assert "(0.428, So what page, measured without draft noise, which the chart then leaves out)" in noisy
+    # at another temperature or with top-p, the table's α was measured elsewhere, and it says so
+    greedy = playground.short_text_note(1, "Nimbus-mini", 0.4281, table_settings=False)
+    assert "(0.428, So what page; it was measured at temperature 1 without top-p, and α differs" in greedy
+    assert "temperature 1" not in at_once
 
 
 def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the_speed():
@@ -627,6 +631,9 @@ def test_speedup_and_position_charts():
                              "1/(1 − α) = 5.00.")  # 1 / 0.2
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
     assert "1/(1 − α)" not in playground_figures.speedup_chart(0.0, 0.1, 4).alt  # none kept: exactly 1
+    # nor "below 1.00" beside a measured 1.00, as at full draft noise (α about 1/49,152)
+    assert "1/(1 − α)" not in playground_figures.speedup_chart(1 / 49_152, 0.1, 4).alt
+    assert playground_figures.speedup_chart(0.01, 0.1, 4).alt.endswith("1/(1 − α) = 1.01.")
     assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
 
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
@@ -1275,6 +1282,17 @@ def test_a_side_that_ends_its_text_early_is_named():
     assert "so their bars stop there" in both
 
 
+def test_at_temperature_0_a_race_does_not_send_the_reader_to_the_seed():
+    """Greedy text is the same for every seed: only another prompt writes another text."""
+    alone = ("Nimbus-large alone", 9)
+    assert race_notes.ended_note([alone], 160).endswith("another prompt or seed gives both sides the whole length.")
+    assert race_notes.ended_note([alone], 160, greedy=True).endswith("another prompt gives both sides the whole length.")
+    assert "another prompt writes more" in race_notes.race_note(2, ended_early=True, greedy=True)
+    assert "seed" not in race_notes.race_note(2, ended_early=True, greedy=True)
+    assert "seed" not in race_notes.race_note(race_notes.FEW_PASSES, greedy=True)
+    assert "another seed" in race_notes.race_note(race_notes.FEW_PASSES)
+
+
 def test_a_lost_race_is_worked_out_from_the_measured_costs():
     note = race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55)
     # a round: 3.9 drafts at 0.1 plus a check at 1.55 = 1.94 passes, for 1.78 tokens: 0.92x
@@ -1286,6 +1304,18 @@ def test_a_lost_race_is_worked_out_from_the_measured_costs():
     # a race whose own clocks disagree with the count says so; one within a race's scatter does not
     assert "This race's own clocks gave 0.99x" in race_notes.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
     assert "own clocks" not in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
+
+
+def test_a_lost_race_with_the_early_stop_prices_the_check_at_the_drafts_a_round_averaged():
+    note = race_notes.slower_note(1.09, 1.7, 4, 0.1, 1.07, raced=0.71, stopped=True)
+    assert ("the pass that checks 1.7 drafts (a round's average here, with the early stop) about 1.07 "
+            "passes. A round of 1.7 drafts so cost about 1.7 × 0.10 + 1.07 = 1.24 passes") in note
+    assert "with a smaller γ or a higher early stop, waste less" in note
+    # the γ sweep's costs read between the whole numbers around the average
+    costs = {1: 1.0, 2: 1.1, 4: 1.3}
+    assert speed_story.verify_cost_for(1.7, costs) == pytest.approx(1.07)
+    assert speed_story.verify_cost_for(3.0, costs) == pytest.approx(1.2)
+    assert speed_story.verify_cost_for(2.0, {}) is None
 
 
 def test_a_lost_race_the_costs_say_was_won_blames_the_clocks_not_the_drafts():
@@ -1428,3 +1458,16 @@ def test_verify_chart_shows_a_token_the_draft_over_offered():
     sc = make_scenario(drafts=(0,), q_rows=[[1, 0, 0, 0, 0, 0, 0, 9]], p_rows=[[1, 1, 1, 1, 1, 1, 1, 0.01], [1] * V])
     chart = figures.verify_chart(sc)
     assert SHOWN[7] in [r["token"] for r in chart.rows if r["position"] == 1]
+
+
+def test_a_long_paste_that_starts_with_blanks_keeps_its_text():
+    """Cut after its last whole word, 400 spaces and a word kept nothing but the spaces, and the
+    prompt came out empty: the blanks it starts with are dropped before the cut."""
+    assert wording.fit_text(" " * 400 + "hello", 400, "prompt") == ("hello", None)
+    assert wording.fit_text("hello" + "\n" * 400, 400, "prompt") == ("hello", None)
+    kept, said = wording.fit_text(" " * 50 + "Where is my invoice? " * 30, 400, "prompt")
+    assert kept.startswith("Where is my invoice?") and kept.endswith("invoice?") and len(kept) <= 400
+    assert said == (f"The prompt had 680 characters, more than the 400 this page takes, so it keeps the "
+                    f"first {len(kept)} characters, after the 50 blank characters it started with.")
+    assert wording.fit_text("ok", 400, "prompt") == ("ok", None)  # what fits is left as typed
+    assert wording.fit_text("  ok  ", 4, "prompt") == ("ok", None)

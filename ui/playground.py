@@ -159,7 +159,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     notes = [same_text_note(s.temperature, same)]
     if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
         table_alpha = table.alpha if table else None
-        notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise))
+        notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise,
+                                        table_settings=s.temperature == 1 and s.top_p == 1))
         if table_alpha is None:
             return summary.alpha, notes, None
         return table_alpha, notes, {"label": "α, drafter table", "value": f"{table_alpha:.2f}",
@@ -180,7 +181,8 @@ OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone fro
                   "the drafter and the noise alone, where the measured one also moves with the luck of "
                   "each new text. The speed-up chart below is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
-                    "on: this is the drafter table's α (So what page, measured without draft noise), "
+                    "on: this is the drafter table's α (So what page, measured at temperature 1, "
+                    "without top-p or draft noise), "
                     "which the speed-up chart below is priced at.")
 
 

@@ -13,7 +13,7 @@ from typing import Iterator
 import streamlit as st
 
 from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
-from lessons.speed_story import SWEPT, expected_best, saved_verify_costs
+from lessons.speed_story import SWEPT, expected_best, saved_verify_costs, verify_cost_for
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
@@ -316,19 +316,23 @@ def results(race: Race) -> None:
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
                  "same distribution."})
-    ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens)
+    greedy = race.temperature == 0  # where the seed changes nothing
+    ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens, greedy)
     if ended:
         st.caption(ended)
     speedup, per_pass = race.speedup, spec.per_pass
     note = overshoot_note(speedup, per_pass) if speedup is not None else ""
     # beside a race that timing noise threw off, "a tenth or two" would read as a contradiction
     if not note or spec.passes < FEW_PASSES:
-        st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens))
+        st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens, greedy=greedy))
     if speedup is not None:
         # lost as the metric shows it: 0.998 reads as 1.00x, a draw
-        if not note and round(speedup, 2) < 1 and not race.stop and spec.passes >= FEW_PASSES:
+        if not note and round(speedup, 2) < 1 and spec.passes >= FEW_PASSES:
             cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
-            note = slower_note(per_pass, spec.drafts_per_round, race.gamma, cost,
-                               saved_verify_costs().get(race.gamma), raced=speedup)
+            costs = saved_verify_costs()
+            # with the early stop, rounds check fewer drafts than γ: priced at their average
+            verify = verify_cost_for(spec.drafts_per_round, costs) if race.stop else costs.get(race.gamma)
+            note = slower_note(per_pass, spec.drafts_per_round, race.gamma, cost, verify, raced=speedup,
+                               stopped=bool(race.stop))
         if note:
             st.caption(note)

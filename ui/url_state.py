@@ -22,7 +22,11 @@ from lessons.style import visible
 from specdec_core.inputs import is_blank
 
 MAX_SEED = 2**31 - 1
-_WRITTEN = "_url_written"  # {page: every link a run on it ended with, as frozensets of items}
+# {page: the links runs on it ended with, as frozensets of items, oldest first}
+_WRITTEN = "_url_written"
+# links kept per page: a session that types many prompts must not grow without bound, and the
+# browser's Back goes to recent links
+WRITTEN_KEPT = 64
 _LAST = "_url_last"  # the link as save() last left it: the one the last run ended with
 _SAVED = "_url_saved"  # {name: value} as save() last found them in session state
 _PAGE = "_url_page"  # the page the link was last written on
@@ -163,20 +167,24 @@ def arrive(page: str) -> None:
     s.pop(_ARRIVED, None)
     written = s.setdefault(_WRITTEN, {})
     if s.get(_LAST) is not None:
-        written.setdefault(s[_PAGE], set()).add(s[_LAST])
+        links = written.setdefault(s[_PAGE], {})  # a dict for its order: the newest last
+        links.pop(s[_LAST], None)
+        links[s[_LAST]] = None
+        for old in list(links)[:-WRITTEN_KEPT]:
+            del links[old]
     if s.get(_PAGE) != page:
         s[_PAGE], s[_LAST], s[_SAVED] = page, None, {}
         s[_ARRIVED] = _link()
         s[_BACK] = False
         return
-    s[_BACK] = _went_back(written.get(page, set()))
+    s[_BACK] = _went_back(written.get(page, {}))
 
 
 def _link() -> frozenset:
     return frozenset(st.query_params.to_dict().items())
 
 
-def _went_back(written: set) -> bool:
+def _went_back(written: dict) -> bool:
     """Whether the browser went Back or Forward: the link is another one than the last run ended
     with, but one that a run on this page ended with, and no control of the page changed since.
     After a click the browser may not have caught up with the link the last run wrote, and a
@@ -274,13 +282,14 @@ def _meant(name: str, names: list[str]) -> str | None:
 
 def save(params: list[Param]) -> None:
     """Write the current values into the URL, each parameter once. Blank text is left out: a
-    link cannot carry it (see text_param)."""
+    link cannot carry it (see text_param); so is no value at all (a cleared select box), which
+    would otherwise be written as the word None."""
     saved = st.session_state.setdefault(_SAVED, {})
     kept = st.session_state.setdefault(_KEPT, {})
     for p in params:
         value = st.session_state.get(p.name, p.default)
         saved[p.name] = kept[p.name] = value
-        if value == p.default or (isinstance(value, str) and is_blank(value)):
+        if value is None or value == p.default or (isinstance(value, str) and is_blank(value)):
             if p.name in st.query_params:
                 del st.query_params[p.name]
         else:
@@ -292,7 +301,7 @@ def save(params: list[Param]) -> None:
     if arrived is not None and arrived != link:
         # the address a click in the navigation left in the history, which this run wrote over:
         # Back onto it is no step of this page, though a run at the defaults writes the same
-        st.session_state[_WRITTEN].get(st.session_state[_PAGE], set()).discard(arrived)
+        st.session_state[_WRITTEN].get(st.session_state[_PAGE], {}).pop(arrived, None)
 
 
 def show_problems(problems: list[str]) -> None:
