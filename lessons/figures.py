@@ -120,8 +120,8 @@ def _tail_picks(sc, tops: list[list[int]]) -> str:
     if not notes:
         return ""
     return (" The draft samples its guesses rather than taking its favourites: " + "; ".join(notes)
-            + (". That rest" if len(notes) == 1 else ". Such a rest") + " is spread thinly over the "
-            "whole vocabulary, and a token drawn from it has a tiny q.")
+            + (". That rest" if len(notes) == 1 else ". Such a rest") + " is spread over many tokens "
+            "(all the others the draft can write), so a token drawn from it usually has a small q.")
 
 
 def verify_chart(sc) -> Chart:

@@ -127,7 +127,7 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
     why = (f"this one text's own α was {measured:.2f}, against the chart's {alpha:.2f}"
            if round(measured, 2) > round(alpha, 2) else
            "this text's keeps came in runs, which the closed form's independent coins do not expect")
-    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling, "
+    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the closed form's ceiling, "
             f"1/(1 − α) = {tokens_per_round_bound(alpha):.2f}: {why}.")
 
 

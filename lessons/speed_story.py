@@ -114,12 +114,12 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
             "on average")
     if 0 < alpha < 1:  # none kept: exactly one token a pass; every one kept: no bound
         most = tokens_per_round_bound(alpha)
-        text += (f", less than 1/(1 − α) however large γ is: at α = {alpha:.3f} ({drafter}), "
-                 f"{most:.2f} tokens. So, by that count, the pair sampling at temperature 1 is at most "
-                 f"{most:.2f} times as fast as Nimbus-large alone, even with free drafts and a one-step "
-                 "check (greedy decoding keeps a draft when the two models' top tokens agree, so its "
-                 "bound comes from the greedy agreement instead). Real keeps come in "
-                 "runs, so long rounds can keep a little more"
+        text += (f", which approaches 1/(1 − α) as γ grows: at α = {alpha:.3f} ({drafter}, at "
+                 f"temperature 1), {most:.2f} tokens. By that closed form the pair would be at best "
+                 f"about {most:.2f} times as fast as Nimbus-large alone, even with free drafts and a "
+                 "one-step check (greedy decoding keeps a draft when the two models' top tokens agree, "
+                 "so its estimate comes from the greedy agreement instead). It is an estimate, not a "
+                 "limit: real keeps come in runs, so long rounds can keep more"
                  + (" (compare the γ sweep's measured tokens per pass below with its closed form)"
                     if sweep else "")
                  + ", though each extra draft also costs a draft step.")

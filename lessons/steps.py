@@ -202,13 +202,13 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
     """Step 5's warning where a shortcut's error hides in the simulation's noise (`hidden`, from
     montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule. The
     reason is β only where β explains it: resampling from p is off by at most β, accepting every
-    draft by 1 − β; otherwise the draws are too few (`more_draws`: whether the page offers
-    more)."""
+    draft by 1 − β (both by little where q is nearly p); otherwise the draws are too few
+    (`more_draws`: whether the page offers more)."""
     if not hidden:
         return ""
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
             "gap shows.")
-    if beta <= chance.high:
+    if beta <= chance.high and "accept every draft" not in hidden:
         why = (f"At this position β = {beta:.3f}: the draft hardly ever agrees with the target, so "
                "nearly every draft is rejected and the token comes from the second draw.")
     elif 1 - beta <= chance.high:

@@ -6,7 +6,8 @@ from ui import frame, walkthrough  # noqa: E402
 
 frame.begin("Faster, not different",
             "Speculative decoding lets a large language model write up to several tokens in one of "
-            "its passes, where it would write one, without changing what it writes. A small draft "
+            "its passes, where it would write one, without changing the distribution of what it "
+            "writes. A small draft "
             "model (Nimbus-mini, "
             "unless another is picked) guesses four tokens, and one pass of the large model, "
             "Nimbus-large, checks them all: it keeps each guess in turn until it rejects one, "
