@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from specdec_core.catalog import ASSETS
 from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
-from specdec_core.sampling import GAMMAS, alpha_for_speedup, tokens_per_round_bound
+from specdec_core.sampling import GAMMAS, alpha_for_speedup, expected_speedup, tokens_per_round_bound
 
 from .chart import Chart, base_layout, gamma_axes
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
@@ -101,6 +101,14 @@ def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, flo
     if not verify:
         return row.best_gamma, row.expected_speedup
     return best_gamma(row.alpha, row.cost_ratio, verify)
+
+
+def expected_at(row, gamma: int, verify: dict[int, float] | None = None) -> float:
+    """A drafter table row's expected speed-up at `gamma` by the closed form, its checking pass
+    priced as expected_best prices it (the row's own v at its best γ where no sweep was saved)."""
+    verify = saved_verify_costs() if verify is None else verify
+    v = verify.get(gamma, 1.0) if verify else (row.verify_cost if gamma == row.best_gamma else 1.0)
+    return expected_speedup(row.alpha, gamma, row.cost_ratio, v)
 
 
 def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,

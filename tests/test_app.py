@@ -21,6 +21,7 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
+import lessons.race_notes
 import lessons.scenario
 import lessons.speed_story
 import lessons.thread
@@ -38,7 +39,7 @@ from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_table
-from specdec_core.sampling import speculative_round
+from specdec_core.sampling import expected_speedup, speculative_round
 from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
 from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
@@ -1318,6 +1319,10 @@ def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
         no_exception(at)
         advice = [c.value for c in at.caption if f"pay off most at γ = {best} ({speedup:.2f}x)" in c.value]
         assert len(advice) == 1 and "γ sweep's measured costs" in advice[0]
+        # and what the γ on the slider is expected to give, priced the same way
+        here = expected_speedup(row.alpha, other, row.cost_ratio, saved_verify_costs()[other])
+        assert f"; at γ = {other}, {here:.2f}x" in advice[0]
+        assert ("can come out a loss" in advice[0]) == (here < 1 + lessons.race_notes.RACE_SCATTER)
 
 
 def test_race_lanes_name_the_chosen_drafter():

@@ -12,8 +12,8 @@ from typing import Iterator
 
 import streamlit as st
 
-from lessons.race_notes import FEW_PASSES, ended_note, overshoot_note, race_note, slower_note
-from lessons.speed_story import SWEPT, expected_best, saved_verify_costs, verify_cost_for
+from lessons.race_notes import FEW_PASSES, RACE_SCATTER, ended_note, overshoot_note, race_note, slower_note
+from lessons.speed_story import SWEPT, expected_at, expected_best, saved_verify_costs, verify_cost_for
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
@@ -166,7 +166,11 @@ def _suggest_best_gamma() -> None:
     source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
               f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
     if speedup >= 1:
-        advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x). Each extra draft costs a "
+        here = expected_at(row, s.gamma)
+        # the figure for the γ on the slider, and where one race can lose at it
+        tie = ", close enough to 1x that one race can come out a loss" if here < 1 + RACE_SCATTER else ""
+        advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x); at γ = {s.gamma}, "
+                  f"{here:.2f}x{tie}. Each extra draft costs a "
                   "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
                   "fast. On this CPU the checking pass also costs more as γ grows."
                   + source)
