@@ -107,7 +107,7 @@ def _bytes_note(labels: list[str]) -> str:
 
 def _tail_picks(sc, tops: list[list[int]]) -> str:
     """Drafts from outside the draft's likeliest tokens: a sampled guess can come from q's long
-    tail, which the chart cannot show, and a pick with a tiny q is then no mistake."""
+    tail, which the chart cannot show, and a pick with a small q is then no mistake."""
     notes = []
     for i, (chosen, top) in enumerate(zip(sc.draft_tokens, tops)):
         if chosen in np.argsort(-sc.q_dists[i], kind="stable")[:len(top)]:

@@ -105,9 +105,9 @@ def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, flo
 
 def expected_at(row, gamma: int, verify: dict[int, float] | None = None) -> float:
     """A drafter table row's expected speed-up at `gamma` by the closed form, its checking pass
-    priced as expected_best prices it (the row's own v at its best γ where no sweep was saved)."""
+    priced as expected_best prices it (at the row's own v where no sweep was saved)."""
     verify = saved_verify_costs() if verify is None else verify
-    v = verify.get(gamma, 1.0) if verify else (row.verify_cost if gamma == row.best_gamma else 1.0)
+    v = verify.get(gamma, 1.0) if verify else row.verify_cost
     return expected_speedup(row.alpha, gamma, row.cost_ratio, v)
 
 
@@ -123,11 +123,10 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
     if 0 < alpha < 1:  # none kept: exactly one token a pass; every one kept: no bound
         most = tokens_per_round_bound(alpha)
         text += (f", which approaches 1/(1 − α) as γ grows: at α = {alpha:.3f} ({drafter}, at "
-                 f"temperature 1), {most:.2f} tokens. By that closed form the pair would be at best "
-                 f"about {most:.2f} times as fast as Nimbus-large alone, even with free drafts and a "
-                 "one-step check (greedy decoding keeps a draft when the two models' top tokens agree, "
-                 "so its estimate comes from the greedy agreement instead). It is an estimate, not a "
-                 "limit: real keeps come in runs, so long rounds can keep more"
+                 f"temperature 1), {most:.2f} tokens. By that closed form, even free drafts and a "
+                 f"one-step check would make the pair only about {most:.2f} times as fast as "
+                 "Nimbus-large alone. It is an estimate, not a limit: real keeps come in runs, so long "
+                 "rounds can keep more"
                  + (" (compare the γ sweep's measured tokens per pass below with its closed form)"
                     if sweep else "")
                  + ", though each extra draft also costs a draft step.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from specdec_core.inputs import clip_prompt
+from specdec_core.inputs import clip_prompt, is_blank
 
 # why greedy decoding may still differ between two ways of writing the same text
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
@@ -19,7 +19,7 @@ def counted(n: int, noun: str, plural: str = "") -> str:
 def cut_message(what: str, had: int, limit: int, kept: int, blank: int = 0) -> str:
     """What to tell the reader when a paste was cut to a page's limit (`blank`: the spaces and
     line ends it started with, dropped first)."""
-    after = f", after the {blank:,} blank characters it started with" if blank else ""
+    after = f", after the {counted(blank, 'blank character')} it started with" if blank else ""
     return (f"The {what} had {had:,} characters, more than the {limit} this page takes, so it keeps "
             f"the first {kept} characters{after}.")
 
@@ -31,10 +31,11 @@ def fit_text(text: str, limit: int, what: str) -> tuple[str, str | None]:
     dropped before the cut, which would otherwise keep little else."""
     if len(text) <= limit:
         return text, None
-    trimmed = text.strip()
+    start = next((i for i, c in enumerate(text) if not is_blank(c)), len(text))  # as is_blank reads
+    body = text[start:]
+    trimmed = body.rstrip()
     if len(trimmed) <= limit:
         return trimmed, None
-    body = text.lstrip()
     clipped = clip_prompt(body, limit)
     return clipped, cut_message(what, len(text), limit, len(clipped), blank=len(text) - len(body))
 

@@ -1322,7 +1322,20 @@ def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
         # and what the γ on the slider is expected to give, priced the same way
         here = expected_speedup(row.alpha, other, row.cost_ratio, saved_verify_costs()[other])
         assert f"; at γ = {other}, {here:.2f}x" in advice[0]
-        assert ("can come out a loss" in advice[0]) == (here < 1 + lessons.race_notes.RACE_SCATTER)
+
+
+@pytest.mark.parametrize("expected, said", [(0.86, ", slower than Nimbus-large alone."),
+                                            (1.09, ", close enough to 1x that one race can come out a loss."),
+                                            (1.3, ". Each extra draft")])
+def test_race_advice_says_what_the_gamma_on_the_slider_is_expected_to_give(monkeypatch, expected, said):
+    """Below 1x the γ on the slider is expected to lose; within a race's scatter of 1x one race
+    can lose; above, nothing more is said."""
+    monkeypatch.setattr(ui.race, "expected_at", lambda row, gamma: expected)
+    best, _ = lessons.speed_story.expected_best({r.drafter: r for r in drafter_table()}[default_drafter()])
+    at = page("race", gamma=str(8 if best != 8 else 1))
+    no_exception(at)
+    (advice,) = [c.value for c in at.caption if "pay off most at γ" in c.value]
+    assert f"x); at γ = {8 if best != 8 else 1}, {expected:.2f}x{said}" in advice
 
 
 def test_race_lanes_name_the_chosen_drafter():

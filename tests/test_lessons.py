@@ -553,7 +553,7 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     assert "(0.428, So what page, measured without draft noise, which the chart then leaves out)" in noisy
     # at another temperature or with top-p, the table's α was measured elsewhere, and it says so
     greedy = playground.short_text_note(1, "Nimbus-mini", 0.4281, table_settings=False)
-    assert "(0.428, So what page; it was measured at temperature 1 without top-p, and α differs" in greedy
+    assert "(0.428, So what page; the table samples at temperature 1 without top-p, and α differs" in greedy
     assert "temperature 1" not in at_once
 
 
@@ -561,7 +561,8 @@ def test_ceiling_text_gives_the_most_alpha_allows_and_the_alpha_that_doubles_the
     text = speed_story.ceiling_text(0.428, 0.093, "nimbus-mini")
     assert "If every check were an independent coin" in text  # a bound of the closed form only
     assert ("which approaches 1/(1 − α) as γ grows: at α = 0.428 (nimbus-mini, at temperature 1), 1.75 "
-            "tokens. By that closed form the pair would be at best about 1.75 times as fast") in text
+            "tokens. By that closed form, even free drafts and a one-step check would make the pair only "
+            "about 1.75 times as fast") in text
     assert "It is an estimate, not a limit: real keeps come in runs" in text
     assert "1/(1 − α)" not in speed_story.ceiling_text(0.0, 0.1, "w")  # none kept: one token a pass
     assert "compare the γ sweep's measured tokens per pass" in text  # real keeps come in runs
@@ -1474,5 +1475,9 @@ def test_a_long_paste_that_starts_with_blanks_keeps_its_text():
     assert kept.startswith("Where is my invoice?") and kept.endswith("invoice?") and len(kept) <= 400
     assert said == (f"The prompt had 680 characters, more than the 400 this page takes, so it keeps the "
                     f"first {len(kept)} characters, after the 50 blank characters it started with.")
+    # blank as is_blank reads it: zero-width spaces too; and one blank character, in the singular
+    assert wording.fit_text("\u200b" * 400 + "hello", 400, "prompt") == ("hello", None)
+    one = wording.fit_text("\n" + "word " * 100, 400, "prompt")[1]
+    assert one.endswith("characters, after the 1 blank character it started with."), one
     assert wording.fit_text("ok", 400, "prompt") == ("ok", None)  # what fits is left as typed
     assert wording.fit_text("  ok  ", 4, "prompt") == ("ok", None)

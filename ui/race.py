@@ -166,11 +166,16 @@ def _suggest_best_gamma() -> None:
     source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
               f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
     if speedup >= 1:
-        here = expected_at(row, s.gamma)
-        # the figure for the γ on the slider, and where one race can lose at it
-        tie = ", close enough to 1x that one race can come out a loss" if here < 1 + RACE_SCATTER else ""
+        here = round(expected_at(row, s.gamma), 2)  # as shown
+        # the figure for the γ on the slider: slower, or near enough to 1x that one race can lose
+        if here < 1:
+            odds = ", slower than Nimbus-large alone"
+        elif here < 1 + RACE_SCATTER:
+            odds = ", close enough to 1x that one race can come out a loss"
+        else:
+            odds = ""
         advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x); at γ = {s.gamma}, "
-                  f"{here:.2f}x{tie}. Each extra draft costs a "
+                  f"{here:.2f}x{odds}. Each extra draft costs a "
                   "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
                   "fast. On this CPU the checking pass also costs more as γ grows."
                   + source)

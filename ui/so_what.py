@@ -169,8 +169,8 @@ def render() -> None:
     st.markdown("**The bargain.** Each round spends γ cheap draft steps and one target pass that checks "
                 "them all. When the draft agrees with the target often, that one pass buys several "
                 "tokens; when it does not, the round still yields one token, the correction, but it has "
-                "paid for the drafts and the check, so a poor drafter (early-exit-4 in the tables below) "
-                "makes generation slower. The distribution of the output never changes (at temperature 0 "
+                "paid for the drafts and the check, so a poor drafter (such as early-exit-4) makes "
+                "generation slower. The distribution of the output never changes (at temperature 0 "
                 f"not even the tokens do, unless {ROUNDING_TIE}); only the number of expensive steps "
                 "does.")
     shown = [part() for part in (speed_table, drafter_family, gamma_sweep, early_stop)]

@@ -2,8 +2,9 @@
 
 Loss per generated position, over the target's top-K tokens that the reduced head can write:
     soft cross-entropy  -sum_x w(x) log q(x),  w = p restricted and renormalised (forward KL)
-  + tv_weight * (1 - sum_x min(p(x), q(x)))    one minus the overlap, i.e. the rejection chance
-The second term is the quantity speculative decoding pays for, so it is optimised directly.
+  + tv_weight * (1 - sum_x min(p(x), q(x)))    one minus the overlap over those tokens, p not
+                                                renormalised: a bound on the rejection chance
+The second term bounds the quantity speculative decoding pays for, so it is optimised directly.
 """
 from __future__ import annotations
 
