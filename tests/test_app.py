@@ -28,6 +28,7 @@ import lessons.thread
 import specdec_core.models
 import specdec_core.quality
 import ui.display
+import ui.keys
 import ui.models
 import ui.playground
 import ui.race
@@ -662,6 +663,22 @@ def test_predict_first_hides_the_coin_until_flipped():
     # a rejected guess is struck through; one never checked had no coin flip, so it is not
     styles = dict(re.findall(r'title="(rejected|never checked)" style="([^"]*)"', shown))
     assert "line-through" in styles["rejected"] and "line-through" not in styles["never checked"]
+
+
+def test_predict_first_flips_a_coin_without_a_guess():
+    """A class that voted by hand, or a presenter with a clicker, flips the coin without a guess:
+    the outcome is shown, with no "Right" or "Not this time", and the next question follows."""
+    at = page("walkthrough", step="3", predict="1", seed="11")
+    checks = ui.models.get_scenario(default_drafter(), WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, 11).record.checks
+    button(at, ui.keys.FLIP).click().run()
+    no_exception(at)
+    assert at.session_state["revealed"] == 1
+    c = checks[0]
+    said = " ".join(at.info.values)
+    assert f"Flipped: u = {c.u:.2f} {'<' if c.accepted else '≥'} min(1, p/q) = {c.accept_prob:.2f}, so the draft is" in said
+    assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
+    if len(checks) > 1:
+        assert has_button(at, ui.keys.FLIP) and any(v.startswith("Guess first") for v in at.info.values)
 
 
 def test_predict_first_moving_on_shows_every_coin():

@@ -18,8 +18,11 @@ from __future__ import annotations
 import json
 
 LEAVE = "Leave instructor mode"
-# a clicker's forward and back, where a page has these buttons (the walkthrough)
-CLICKER = {"PageDown": "Next", "PageUp": "Back"}
+# predict first's flip without a guess: a clicker cannot choose keep or reject
+FLIP = "Flip the coin"
+# a clicker's forward and back, where a page has these buttons (the walkthrough); a list: the
+# first of them drawn and enabled (in predict first, the next coin before the next step)
+CLICKER = {"PageDown": [FLIP, "Next"], "PageUp": "Back"}
 # the keys that read through a step before they press their button, and through a page without
 # such buttons: down, or back up
 READ_THROUGH = {"PageDown": 1, "PageUp": -1}
@@ -168,7 +171,11 @@ _SCRIPT = """<script>
     const by = readOn(way, found[0]);
     const target = button(name);
     if (by) scroller().scrollBy(0, by);
-    else if (target) {{ beginTurn(name); target.click(); }}
+    else if (target) {{
+      // Next and Back turn the step; another button (a coin's flip) leaves the step as it is
+      if (Object.values(window.keysOnSwitches).includes(name)) beginTurn(name);
+      target.click();
+    }}
     return true;
   }};
   // a button not drawn yet, on a page that draws it, is waited for; one drawn but disabled
@@ -201,7 +208,9 @@ _SCRIPT = """<script>
     // Streamlit's own shortcut turns the step on → and ←: a turn, as one by a clicker's key
     const shortcut = window.keysOnSwitches[e.key];
     if (shortcut && !owned && !turning() && button(shortcut)) beginTurn(shortcut);
-    const name = window.keysToButtons[e.key];
+    const wanted = window.keysToButtons[e.key];
+    // of several, the first drawn and enabled, else the last (a button that will be drawn)
+    const name = Array.isArray(wanted) ? (wanted.find(n => button(n)) || wanted[wanted.length - 1]) : wanted;
     if (!name || e.defaultPrevented || owned) return;
     if (button({leave})) press(e, name);
   }});
@@ -211,7 +220,8 @@ _SCRIPT = """<script>
 
 def script(keys: dict[str, str], step_top: str | None = None) -> str:
     """A script by which, while instructor mode is on, each key in `keys` (a KeyboardEvent.key
-    such as "PageDown") presses the enabled button of the main area with that label, unless a
+    such as "PageDown") presses the enabled button of the main area with that label (of a list
+    of labels, the first drawn and enabled), unless a
     box has the key, or a slider Page Up or Page Down; and, in either mode, each key of
     ON_SWITCHES does the same from a switch. A key of READ_THROUGH first scrolls the main area
     a screen at a time: down until its button is in view, or up until the element `step_top`

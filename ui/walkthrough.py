@@ -18,7 +18,7 @@ from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
 from specdec_core.sampling import overlap
 
-from . import focus, frame, screen_reader, settings
+from . import focus, frame, keys, screen_reader, settings
 from .display import chip, html_block, metric_row, plain_markdown, plain_text, show_chart
 from .models import get_pair, get_scenario
 
@@ -201,14 +201,21 @@ def _predict_first(sc: Scenario) -> int:
         p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin.")
-        # one press per coin, and two plain buttons: → and ← still change the step, where a
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin; "
+                "a class that voted by hand can flip it without one (in instructor mode, a clicker's "
+                "Page Down does).")
+        # one press per coin, and plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
         with st.container(horizontal=True):
             for guess in ("keep", "reject"):
                 st.button(f"Guess {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
                           icon=":material/toll:")
+            st.button(FLIP, key="flip", on_click=_flip, args=(None, shown, c))
     return st.session_state.revealed
+
+
+# predict first's button that flips the next coin without a guess: a clicker presses it
+FLIP = keys.FLIP
 
 
 def _reveal_all() -> None:
@@ -218,20 +225,27 @@ def _reveal_all() -> None:
     st.session_state.pop("last_guess", None)
 
 
-def _flip(guess: str, position: int, c) -> None:
+def _flip(guess: str | None, position: int, c) -> None:
+    """Reveal the coin at `position`, with the class's guess ("keep" or "reject") or without one."""
     if st.session_state.revealed != position:  # a second press before the page caught up
         return
     st.session_state.revealed = position + 1
-    st.session_state.last_guess = (guess == ("keep" if c.accepted else "reject"), c)
+    right = None if guess is None else guess == ("keep" if c.accepted else "reject")
+    st.session_state.last_guess = (right, c)
     # the next guess, or on once all are flipped; moved even from a "Guess reject" that stays,
     # so that every flip leaves the focus in the same place; and the verdict kept in view,
     # where moving on to Next, below the chart, scrolled the last one away
     focus.after_click("Guess keep", "Next", always=True, show=".st-key-verdict")
 
 
-def _last_verdict(right: bool, c) -> None:
-    message = (f"{'Right' if right else 'Not this time'}: {coin_comparison(c.u, c.accept_prob, c.accepted)}, "
-               f"so the draft is {'kept' if c.accepted else 'rejected'}.")
+def _last_verdict(right: bool | None, c) -> None:
+    """The coin just flipped, and whether the guess was right (`right`: None, flipped without one)."""
+    outcome = (f"{coin_comparison(c.u, c.accept_prob, c.accepted)}, so the draft is "
+               f"{'kept' if c.accepted else 'rejected'}.")
+    if right is None:
+        st.info(f"Flipped: {outcome}", icon=":material/toll:")
+        return
+    message = f"{'Right' if right else 'Not this time'}: {outcome}"
     if right:  # st.info, not st.success: the green box is the step's takeaway
         st.info(message, icon=":material/check_circle:")
     else:

@@ -646,6 +646,37 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
     no_exception(page)
 
 
+def test_a_clicker_flips_predict_firsts_coins_before_it_turns_the_step(page: Page):
+    """A class votes by hand, and a clicker cannot choose keep or reject: in predict first its
+    Page Down flips the next coin without a guess, and only once every coin is flipped reads on
+    through the step and turns it."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/?present=1&predict=1&step=3&seed=11")  # two coins, the second rejected
+    at_step(page, 3, FIRST_LOAD_MS)
+    _drawn(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    question = page.get_by_text(re.compile(r"^Guess first: will "))
+    asked = lambda: question.first.inner_text().split("?")[0] if question.count() else ""  # noqa: E731
+    states = [asked()]
+    for _ in range(30):
+        page.keyboard.press("PageDown")
+        page.wait_for_timeout(700)
+        if step_label(page, 4).is_visible():
+            break
+        settled(page)
+        _drawn(page)
+        if asked() != states[-1]:
+            states.append(asked())
+            if not states[-1]:  # every coin flipped: the last one's outcome, with no guess
+                expect(page.get_by_text(re.compile(r"^Flipped: u = "))).to_be_visible()
+    else:
+        raise AssertionError(f"Page Down never turned step 3: {states}")
+    at_step(page, 4)
+    # a question a coin, each flipped by a press of its own, then none before the turn
+    assert len(states) == 3 and len(set(states)) == 3 and states[-1] == "", states
+    no_exception(page)
+
+
 def test_a_clicker_turns_a_step_that_fits_the_screen_at_once(page: Page):
     """On a screen that shows the whole step, Page Down turns the step at the first press, and
     Page Up turns it back."""
