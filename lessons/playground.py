@@ -7,6 +7,7 @@ import numpy as np
 
 from specdec_core.sampling import RoundRecord, expected_tokens_per_round, tokens_per_round_bound
 
+from .speed_story import TABLE_SAMPLING
 from .wording import counted
 
 
@@ -108,7 +109,7 @@ def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise:
              f"Nimbus-large ends its own text after {counted(tokens, 'token')} here")
     unnoised = ", measured without draft noise, which the chart then leaves out" if noise else ""
     elsewhere = ("" if table_settings else
-                 "; the table samples at temperature 1 without top-p, and α differs at other settings")
+                 f"; the table samples at {TABLE_SAMPLING}, and α differs at other settings")
     priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} "
               f"({table_alpha:.3f}, So what page{unnoised}{elsewhere})" if table_alpha is not None else
               "the speed-up chart's α comes from this run's own few checks and says little")

@@ -88,6 +88,15 @@ def verify_cost_for(drafts: float, costs: dict[int, float]) -> float | None:
     return float(np.interp(drafts, known, [costs[k] for k in known]))
 
 
+# how the drafter table samples where it measures α; other settings keep drafts more or less often
+TABLE_SAMPLING = "temperature 1 without top-p"
+
+
+def sampled_as_table(temperature: float, top_p: float) -> bool:
+    """Whether these settings sample as the drafter table measured its α (TABLE_SAMPLING)."""
+    return temperature == 1 and top_p == 1
+
+
 # the name of the drafter table's column that gives expected_best
 SWEPT = "with the sweep's v"
 

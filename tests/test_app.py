@@ -1347,7 +1347,7 @@ def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
 def test_race_advice_says_what_the_gamma_on_the_slider_is_expected_to_give(monkeypatch, expected, said):
     """Below 1x the γ on the slider is expected to lose; within a race's scatter of 1x one race
     can lose; above, nothing more is said."""
-    monkeypatch.setattr(ui.race, "expected_at", lambda row, gamma: expected)
+    monkeypatch.setattr(ui.race, "expected_at", lambda row, gamma, verify: expected)
     best, _ = lessons.speed_story.expected_best({r.drafter: r for r in drafter_table()}[default_drafter()])
     at = page("race", gamma=str(8 if best != 8 else 1))
     no_exception(at)

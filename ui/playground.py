@@ -10,7 +10,7 @@ from lessons import playground_figures
 from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, gamma_gain_clause,
                                 same_text_note, short_bonus_note, short_rounds_note, short_text_note,
                                 steady_alpha_note, summarize)
-from lessons.speed_story import saved_verify_costs
+from lessons.speed_story import TABLE_SAMPLING, sampled_as_table, saved_verify_costs
 from lessons.wording import counted
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
@@ -160,7 +160,7 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
         table_alpha = table.alpha if table else None
         notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise,
-                                        table_settings=s.temperature == 1 and s.top_p == 1))
+                                        table_settings=sampled_as_table(s.temperature, s.top_p)))
         if table_alpha is None:
             return summary.alpha, notes, None
         return table_alpha, notes, {"label": "α, drafter table", "value": f"{table_alpha:.2f}",
@@ -181,8 +181,8 @@ OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone fro
                   "the drafter and the noise alone, where the measured one also moves with the luck of "
                   "each new text. The speed-up chart below is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
-                    "on: this is the drafter table's α (So what page, measured at temperature 1, "
-                    "without top-p or draft noise), "
+                    f"on: this is the drafter table's α (So what page, measured at {TABLE_SAMPLING} "
+                    "or draft noise), "
                     "which the speed-up chart below is priced at.")
 
 

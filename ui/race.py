@@ -13,7 +13,8 @@ from typing import Iterator
 import streamlit as st
 
 from lessons.race_notes import FEW_PASSES, RACE_SCATTER, ended_note, overshoot_note, race_note, slower_note
-from lessons.speed_story import SWEPT, expected_at, expected_best, saved_verify_costs, verify_cost_for
+from lessons.speed_story import (SWEPT, TABLE_SAMPLING, expected_at, expected_best, sampled_as_table,
+                                 saved_verify_costs, verify_cost_for)
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
@@ -159,14 +160,15 @@ def _suggest_best_gamma() -> None:
     row = drafter_quality(s.drafter)
     if row is None:
         return
-    best, speedup = expected_best(row)
+    verify = saved_verify_costs()  # read once for both figures
+    best, speedup = expected_best(row, verify)
     if best == s.gamma or s.stop > 0:
         return
     expected = f"{drafter_label(s.drafter)} is expected to"
     source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
               f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
     if speedup >= 1:
-        here = round(expected_at(row, s.gamma), 2)  # as shown
+        here = round(expected_at(row, s.gamma, verify), 2)  # as shown
         # the figure for the γ on the slider: slower, or near enough to 1x that one race can lose
         if here < 1:
             odds = ", slower than Nimbus-large alone"
@@ -182,8 +184,8 @@ def _suggest_best_gamma() -> None:
     else:
         advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
                   f"({speedup:.2f}x).{source}")
-    if s.temperature != 1 or s.top_p != 1:
-        advice += (" The table was measured at temperature 1 without top-p. Here drafts are kept "
+    if not sampled_as_table(s.temperature, s.top_p):
+        advice += (f" The table was measured at {TABLE_SAMPLING}. Here drafts are kept "
                    "more or less often, so the best γ may differ; the playground measures it at any "
                    "setting.")
     with st.container(horizontal=True, vertical_alignment="center"):
