@@ -197,6 +197,23 @@ def render() -> None:
     settings.show_problems(settings.load_race())
     pair = get_pair(st.session_state.drafter)
     settings.prompt_box()
+    _controls()
+    settings.save_race()
+    _suggest_best_gamma()
+    focus.restore()
+    if is_blank(st.session_state.prompt):
+        st.info("Type a prompt to race on.")
+        return
+    if st.button("Start the race", type="primary", icon=":material/sports_score:"):
+        _run(pair)
+    else:
+        st.caption(f"At temperature 0 both sides write the same text token for token (unless "
+                   f"{ROUNDING_TIE}); above it they write different samples from the same distribution.")
+        _show_last(st.session_state.get("races", []))
+
+
+def _controls() -> None:
+    """The race's sliders, bound to the session's settings."""
     # five sliders in a row leave too little room for a label in instructor mode's large type
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"), help=settings.HELP["gamma"])
@@ -212,29 +229,28 @@ def render() -> None:
     settings.top_p_slider(c4)
     c5.slider("Tokens", key="tokens", **settings.limits("tokens"),
               help="How many tokens each side writes, unless Nimbus-large ends the text sooner")
-    settings.save_race()
-    _suggest_best_gamma()
-    focus.restore()
-    if is_blank(st.session_state.prompt):
-        st.info("Type a prompt to race on.")
+
+
+def _show_last(races: list[Race]) -> None:
+    """The last race, kept on screen to compare with the next, and this session's races."""
+    if not races:
         return
-    if not st.button("Start the race", type="primary", icon=":material/sports_score:"):
-        st.caption(f"At temperature 0 both sides write the same text token for token (unless "
-                   f"{ROUNDING_TIE}); above it they write different samples from the same distribution.")
-        races = st.session_state.get("races", [])
-        if races:  # kept on screen, to compare with the next race
-            last = races[-1]
-            # an HTML block: markdown would make a link of a web address in the prompt, and
-            # pictures of shortcodes such as ":smile:"
-            st.caption(plain_text(f"The last race, with {last.settings}:"), unsafe_allow_html=True)
-            draw_scoreboard((last.base, last.spec), last.tokens)
-            for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
-                with column:
-                    draw_lane(lane)
-            lane_key()
-            results(last)
-            races_so_far(races)
-        return
+    last = races[-1]
+    # an HTML block: markdown would make a link of a web address in the prompt, and
+    # pictures of shortcodes such as ":smile:"
+    st.caption(plain_text(f"The last race, with {last.settings}:"), unsafe_allow_html=True)
+    draw_scoreboard((last.base, last.spec), last.tokens)
+    for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
+        with column:
+            draw_lane(lane)
+    lane_key()
+    results(last)
+    races_so_far(races)
+
+
+def _run(pair) -> None:
+    """Both sides, streamed pass by pass with the side behind on its own clock going next; the
+    finished race is kept with the session's races."""
     with st.container(key="race_lanes"):
         board = st.empty()
         left, right = st.columns(2, gap="large")
