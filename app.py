@@ -13,21 +13,13 @@ and transformers load.
 import streamlit as st
 
 from ui.icon import ICON
+from ui.page_list import DEFAULT_PAGE, SECTIONS
 
 st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws
 
-page = st.navigation({
-    "Lesson": [
-        st.Page("pages/walkthrough.py", title="Walkthrough", icon=":material/explore:", default=True),
-        st.Page("pages/code.py", title="The code", icon=":material/code:"),
-        st.Page("pages/thread.py", title="The Nimbus thread", icon=":material/forum:"),
-        st.Page("pages/so_what.py", title="So what", icon=":material/speed:"),
-    ],
-    "Explore": [
-        st.Page("pages/playground.py", title="Playground", icon=":material/tune:"),
-        st.Page("pages/race.py", title="Race", icon=":material/sports_score:"),
-    ],
-})
+page = st.navigation({section: [st.Page(path, title=title, icon=icon, default=path == DEFAULT_PAGE)
+                                 for path, title, icon in pages]
+                       for section, pages in SECTIONS.items()})
 
 with st.spinner("Starting the lesson…"):
     # Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by

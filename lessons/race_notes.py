@@ -1,9 +1,11 @@
-"""What a race's result means, in words: why the pair lost, why a short race decides little,
-which side ended its text early, and when timing noise beat the cost model. Pure text from
-figures, so it is tested without Streamlit."""
+"""What a race means, in words: which γ to race at, why the pair lost, why a short race decides
+little, which side ended its text early, and when timing noise beat the cost model. Pure text
+from figures, so it is tested without Streamlit."""
 from __future__ import annotations
 
 from typing import Sequence
+
+from .speed_story import SWEPT, TABLE_SAMPLING
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
@@ -40,6 +42,39 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
 
 # how far one race's speed-up moves from run to run (race_note says "a tenth or two")
 RACE_SCATTER = 0.15
+
+
+def gamma_advice(drafter: str, gamma: int, best: int, speedup: float, here: float,
+                 table_settings: bool) -> str:
+    """Which γ `drafter` is expected to race best at (`best`, `speedup` times as fast as
+    Nimbus-large alone), and what the γ on the slider (`gamma`) is expected to give (`here`):
+    slower than Nimbus-large alone, or near enough to 1x that one race can lose.
+    `table_settings`: the race samples as the drafter table was measured; if not, the best γ
+    may differ."""
+    expected = f"{drafter} is expected to"
+    source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
+              f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
+    if speedup >= 1:
+        here = round(here, 2)  # as shown
+        if here < 1:
+            odds = ", slower than Nimbus-large alone"
+        elif here < 1 + RACE_SCATTER:
+            odds = ", close enough to 1x that one race can come out a loss"
+        else:
+            odds = ""
+        advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x); at γ = {gamma}, "
+                  f"{here:.2f}x{odds}. Each extra draft costs a "
+                  "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
+                  "fast. On this CPU the checking pass also costs more as γ grows."
+                  + source)
+    else:
+        advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
+                  f"({speedup:.2f}x).{source}")
+    if not table_settings:
+        advice += (f" The table was measured at {TABLE_SAMPLING}. Here drafts are kept "
+                   "more or less often, so the best γ may differ; the playground measures it at any "
+                   "setting.")
+    return advice
 
 
 # below this many target passes one lucky or unlucky round decides the speed-up

@@ -22,6 +22,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import lessons.race_notes
+import lessons.race_record
 import lessons.scenario
 import lessons.speed_story
 import lessons.thread
@@ -39,7 +40,7 @@ from lessons.speed_story import saved_verify_costs
 from specdec_core import catalog, engine
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.inputs import is_blank
-from specdec_core.quality import best_gamma, drafter_table
+from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
 from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
 from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
@@ -946,8 +947,10 @@ def test_playground_reacts_to_gamma():
 def test_playground_alpha_points_to_the_steadier_table_figure():
     """One 48-token text moves α by tenths; its help gives the drafter table's figure."""
     row = next(r for r in drafter_table() if r.drafter == "nimbus-mini")
-    assert f"measured {row.alpha:.3f} for nimbus-mini" in ui.playground.alpha_help("nimbus-mini")
-    assert ui.playground.alpha_help("early-exit-29") == "Kept drafts / checked drafts, in this one text."
+    assert f"measured {row.alpha:.3f} for nimbus-mini" in ui.playground.alpha_help("nimbus-mini", row)
+    unmeasured = drafter_quality("early-exit-29")
+    assert unmeasured is None
+    assert ui.playground.alpha_help("early-exit-29", unmeasured) == "Kept drafts / checked drafts, in this one text."
 
 
 def test_playground_says_when_a_draft_cost_is_assumed(monkeypatch):
@@ -1267,17 +1270,17 @@ def test_the_last_step_links_on_to_the_other_pages():
 
 
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
-    lane = ui.race.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
-    row = ui.race.race_row(2, ui.race.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))
+    lane = lessons.race_record.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
+    row = lessons.race_record.race_row(2, lessons.race_record.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))
     # numbers, so that the table sorts them as numbers
     assert (row["race"], row["tokens"], row["asked"], row["same text"]) == (2, 3, 160, "yes")
 
 
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     """Every race draws Nimbus-large's lane first after one token and one pass."""
-    one = ui.race.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
+    one = lessons.race_record.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
     assert ui.race.lane_heading(one).endswith("1 token · 1 target pass · 2.0\u00a0tokens/s")
-    two = ui.race.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
+    two = lessons.race_record.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
     assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0\u00a0tokens/s")
 
 

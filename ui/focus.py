@@ -12,6 +12,10 @@ import json
 
 import streamlit as st
 
+# a button's label is its markdown; an icon may come before it and a shortcut's key after (shared
+# with ui/keys.py's script, which finds buttons by label too)
+BUTTON_LABEL_JS = """const label = b => (b.querySelector('[data-testid="stMarkdownContainer"]') || b)
+    .innerText.trim().split("\\n")[0].trim();"""
 _PENDING = "after_click"  # (labels, show, to_top, always, then) of the last click, for its rerun
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for five seconds: the rerun's elements settle
@@ -52,9 +56,7 @@ _SCRIPT = """<script>
     steady = kept ? steady + 1 : 0;
     const dropped = main && !kept && (always || !held || held === document.body || held.contains(main));
     const buttons = dropped ? [...main.querySelectorAll("button")] : [];
-    // a button's label is its markdown; an icon may come before it and a shortcut's key after
-    const text = b => b.querySelector('[data-testid="stMarkdownContainer"]') || b;
-    const label = b => text(b).innerText.trim().split("\\n")[0].trim();
+    {label_js}
     // Streamlit keeps hidden copies of buttons with a tooltip: only a drawn one
     const usable = b => !b.disabled && b.getClientRects().length > 0;
     let found = labels.map(l => buttons.find(b => usable(b) && label(b) === l)).find(b => b);
@@ -82,12 +84,12 @@ def after_click(*labels: str, show: str | None = None, to_top: bool = False, alw
     `show`: a CSS selector of the element to scroll to the top of the view if the page is
     scrolled past it; a page that shows it already keeps its title in view, unless `to_top`
     (a projector's short screen, where the title would leave no room for the new content)."""
-    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     st.session_state[_PENDING] = (labels, show, to_top, always, then)
 
 
 def restore() -> None:
-    """Call once, at the end of the page: carries out the last after_click."""
+    """Call once a run, after the buttons the focus may go to are drawn: carries out the last
+    after_click."""
     pending = st.session_state.pop(_PENDING, None)
     if pending:
         labels, show, to_top, always, then = pending
@@ -97,20 +99,20 @@ def restore() -> None:
 def show_now(selector: str) -> None:
     """Scroll the element `selector` names to the top of the view as soon as it is drawn, in
     this run: for content that streams in below the button that started it."""
-    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     _run((), selector, to_top=True, always=False)
 
 
 def to_element(selector: str) -> None:
     """Give the focus, if it dropped to the page, to the element `selector` names once it is
     drawn in this run: for a click whose button this run no longer draws at all."""
-    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
     _run((), None, to_top=False, always=False, then=selector)
 
 
 def _run(labels, show: str | None, to_top: bool, always: bool, then: str | None = None) -> None:
     # the count makes each script new to the page, which is what makes it run again
-    script = _SCRIPT.format(nonce=st.session_state[_COUNT], labels=json.dumps(list(labels)),
+    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
+    script = _SCRIPT.format(nonce=st.session_state[_COUNT], label_js=BUTTON_LABEL_JS,
+                            labels=json.dumps(list(labels)),
                             show=json.dumps(show), to_top=json.dumps(to_top),
                             always=json.dumps(always), then=json.dumps(then))
     st.html(script, unsafe_allow_javascript=True)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 
+from .focus import BUTTON_LABEL_JS
+
 LEAVE = "Leave instructor mode"
 # predict first's flip without a guess: a clicker cannot choose keep or reject
 FLIP = "Flip the coin"
@@ -40,9 +42,7 @@ _SCRIPT = """<script>
   window.keysStepTop = {top};  // a step's first line, on a page that draws the keys' buttons
   if (window.keysToButtonsListening) return;
   window.keysToButtonsListening = true;
-  // a button's label is its markdown; an icon may come before it and a shortcut's key after
-  const label = b => (b.querySelector('[data-testid="stMarkdownContainer"]') || b)
-    .innerText.trim().split("\\n")[0].trim();
+  {label_js}
   // drawn by the page's latest run: while a run redraws the page, what it has not reached yet
   // is the run before's, marked stale
   const drawn = name => [...document.querySelectorAll('[data-testid="stMain"] button')]
@@ -229,6 +229,6 @@ def script(keys: dict[str, str], step_top: str | None = None) -> str:
     page. `step_top` also says that the page draws those buttons, so a key pressed before its
     button is drawn waits up to five seconds for it. For `st.html` with
     `unsafe_allow_javascript=True`."""
-    return _SCRIPT.format(keys=json.dumps(keys), switches=json.dumps(ON_SWITCHES),
+    return _SCRIPT.format(label_js=BUTTON_LABEL_JS, keys=json.dumps(keys), switches=json.dumps(ON_SWITCHES),
                           read=json.dumps(READ_THROUGH), top=json.dumps(step_top),
                           leave=json.dumps(LEAVE))

@@ -92,9 +92,9 @@ def controls() -> None:
 ASSUMED_COST = 0.1  # for a drafter the table has not measured
 
 
-def alpha_help(drafter: str) -> str:
-    """What the measured α counts, beside the steadier figure of the drafter table."""
-    row = drafter_quality(drafter)
+def alpha_help(drafter: str, row) -> str:
+    """What the measured α counts, beside the steadier figure of the drafter table (`row`: the
+    drafter's row, or None)."""
     table = (f" The drafter table (So what) measured {row.alpha:.3f} for {drafter} over hundreds of "
              "positions, at temperature 1 and draft noise 0." if row else "")
     return f"Kept drafts / checked drafts, in this one text.{table}"
@@ -134,12 +134,13 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
     return summary
 
 
-def written_text(eos: int) -> tuple[Written, RoundSummary, Callable[[dict | None], object]]:
+def written_text(eos: int, table) -> tuple[Written, RoundSummary, Callable[[dict | None], object]]:
     """The text for the controls as they stand, drawn after each target pass unless it is whole;
-    with a call that draws it again with the metric of the α the chart is priced at (or None)."""
+    with a call that draws it again with the metric of the α the chart is priced at (or None).
+    `table`: the drafter's row of the drafter table, or None."""
     s = st.session_state
     key = (s.drafter, s.prompt, s.gamma, s.temperature, s.top_p, s.noise, int(s.seed))
-    slot, note = st.empty(), alpha_help(s.drafter)  # the note reads the drafter table: once a run
+    slot, note = st.empty(), alpha_help(s.drafter, table)
     written = draw_as_written(play_stream(*key), lambda: passes(*key),
                               lambda partial: draw(slot, partial, eos, note))
     return (written, draw(slot, written, eos, note, whole=True),
@@ -195,8 +196,8 @@ def render() -> None:
         st.info("Type a prompt to continue.")
         return
     s = st.session_state
-    written, summary, redraw = written_text(pair.tokenizer.eos_token_id)
-    table = drafter_quality(s.drafter)
+    table = drafter_quality(s.drafter)  # read once a run, for the notes and the chart
+    written, summary, redraw = written_text(pair.tokenizer.eos_token_id, table)
     alpha, notes, priced = chart_alpha(pair, written, summary, table)
     redraw(priced)
     # a section of its own, so that the charts' titles sit under it in the list of headings

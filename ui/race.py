@@ -7,14 +7,13 @@ the machine to itself.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Iterator
 
 import streamlit as st
 
-from lessons.race_notes import FEW_PASSES, RACE_SCATTER, ended_note, overshoot_note, race_note, slower_note
-from lessons.speed_story import (SWEPT, TABLE_SAMPLING, expected_at, expected_best, sampled_as_table,
-                                 saved_verify_costs, verify_cost_for)
+from lessons.race_record import KEPT_RACES, Finished, Race, race_row
+from lessons.race_notes import FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note, slower_note
+from lessons.speed_story import expected_at, expected_best, sampled_as_table, saved_verify_costs, verify_cost_for
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
@@ -31,58 +30,6 @@ def side_name(method: str, drafter: str) -> str:
     if method == "target":
         return "Nimbus-large alone"
     return f"{drafter_label(drafter)} drafts, Nimbus-large checks"
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A lane at the end of its race: what stays on screen until the next race."""
-
-    name: str
-    pieces: tuple[str, ...]
-    origins: tuple[str, ...]
-    ids: tuple[int, ...]
-    passes: int
-    drafted: int  # tokens the draft proposed, over all rounds
-    seconds: float  # the lane's own clock: the compute time it has used
-
-    @property
-    def rate(self) -> float:
-        """Tokens per second on the lane's own clock."""
-        return len(self.ids) / self.seconds if self.seconds else 0.0
-
-    @property
-    def per_pass(self) -> float:
-        """Tokens per pass of Nimbus-large."""
-        return len(self.ids) / self.passes
-
-    @property
-    def drafts_per_round(self) -> float:
-        """Tokens the draft proposed per round (one round per target pass)."""
-        return self.drafted / self.passes
-
-
-@dataclass(frozen=True)
-class Race:
-    """A finished race and the settings it ran with."""
-
-    settings: str
-    drafter: str
-    gamma: int
-    stop: float
-    tokens: int
-    base: Finished
-    spec: Finished
-    temperature: float = 1.0
-    top_p: float = 1.0
-    seed: int = 0
-
-    @property
-    def speedup(self) -> float | None:
-        return self.spec.rate / self.base.rate if self.base.rate else None
-
-
-# the races a session keeps to compare, newest last
-KEPT_RACES = 8
 
 
 def draw_scoreboard(lanes: tuple[Finished, ...], tokens: int) -> None:
@@ -164,30 +111,8 @@ def _suggest_best_gamma() -> None:
     best, speedup = expected_best(row, verify)
     if best == s.gamma or s.stop > 0:
         return
-    expected = f"{drafter_label(s.drafter)} is expected to"
-    source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
-              f"pass at the γ sweep's measured costs, its column “{SWEPT}”.)")
-    if speedup >= 1:
-        here = round(expected_at(row, s.gamma, verify), 2)  # as shown
-        # the figure for the γ on the slider: slower, or near enough to 1x that one race can lose
-        if here < 1:
-            odds = ", slower than Nimbus-large alone"
-        elif here < 1 + RACE_SCATTER:
-            odds = ", close enough to 1x that one race can come out a loss"
-        else:
-            odds = ""
-        advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x); at γ = {s.gamma}, "
-                  f"{here:.2f}x{odds}. Each extra draft costs a "
-                  "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
-                  "fast. On this CPU the checking pass also costs more as γ grows."
-                  + source)
-    else:
-        advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
-                  f"({speedup:.2f}x).{source}")
-    if not sampled_as_table(s.temperature, s.top_p):
-        advice += (f" The table was measured at {TABLE_SAMPLING}. Here drafts are kept "
-                   "more or less often, so the best γ may differ; the playground measures it at any "
-                   "setting.")
+    advice = gamma_advice(drafter_label(s.drafter), s.gamma, best, speedup, expected_at(row, s.gamma, verify),
+                          table_settings=sampled_as_table(s.temperature, s.top_p))
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(advice)
         st.button(f"Use γ = {best}", on_click=_use_gamma, args=(best,))
@@ -295,19 +220,6 @@ def races_so_far(races: list[Race]) -> None:
                  wide=tuple(k for k in ("seed", "top-p", "same text") if len({r[k] for r in rows}) == 1))
     st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
                "settings by several races each, not by one.")
-
-
-def race_row(number: int, race: Race) -> dict:
-    """One race's line in the table of this session's races: numbers as numbers, so that a
-    column sorts by value."""
-    spec = race.spec
-    # the results first, where a phone's width still shows them beside the race's number
-    return {"race": number, "speed-up": race.speedup, "tokens / pass": spec.per_pass,
-            "drafter": race.drafter, "γ": race.gamma,
-            "early stop": f"{race.stop:g}" if race.stop else "off",
-            "temperature": race.temperature, "top-p": race.top_p,
-            "tokens": len(spec.ids), "asked": race.tokens, "seed": race.seed,
-            "same text": "yes" if spec.ids == race.base.ids else "no"}
 
 
 def race_settings() -> str:

@@ -1,29 +1,34 @@
-"""Page styles: instructor mode (large type and a wide page, with the sidebar tucked away) and
-smaller chart labels on a phone."""
+"""Page styles. Every page: contrast and focus rings a reader can see, words for screen readers
+only, the code's colours, and smaller chart labels on a phone. Instructor mode: large type and a
+wide page, with the sidebar tucked away, and its way out."""
 import streamlit as st
 
 from . import focus, keys
+
+# the panel titles of steps 1 and 2 (four and five panels side by side, titles of two and three
+# short lines) and step 4's three two-line titles, which would run into each other on a phone
+_PHONE_PANEL_TITLES = """\
+  .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
+  .st-key-draft .annotation-text { font-size: 12px !important; }"""
 
 _PRESENT_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
-[data-testid="stMarkdownContainer"] .tokens, [data-testid="stText"] { font-size: 1.3rem; }
+[data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
 /* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* less blank space above the first line: a projector's height is short */
 [data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }
-[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"],
-[data-testid="stSidebarCollapsedControl"] { display: none; }
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none; }
 /* a zoomed projector: panel titles of a chart with five panels must not run together */
 @media (max-width: 900px) { .js-plotly-plot .annotation-text { font-size: 15px !important; } }
-/* on a phone, not even at that size: the four and five panels of steps 1 and 2 (titles of two
-   and three short lines), and step 4's three two-line titles; and the token names under bars a
-   few pixels apart, which the projector's type stood on end side by side, touching */
+/* on a phone, not even at that size (the rule every page has, again after the one above, which
+   would otherwise win); and the token names under bars a few pixels apart, which the
+   projector's type stood on end side by side, touching */
 @media (max-width: 640px) {
-  .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
-  .st-key-draft .annotation-text { font-size: 12px !important; }
+PHONE_PANEL_TITLES
   .js-plotly-plot .xaxislayer-above text { font-size: 12px !important; }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
@@ -32,7 +37,8 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* the code page: as large as 80 columns fit in the width, so its lines wrap only past that
    (a wrapped line restarts at the margin and hides the nesting); a monospace column is 0.6em */
 [data-testid="stCode"] code { font-size: min(1rem, calc((100vw - 12rem) / 48)) !important; }
-/* So what's tables: plain tables in instructor mode, read from the back of the room */
+/* the tables of So what and the race: plain tables in instructor mode, read from the back of
+   the room */
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 0.9rem; }
 /* a name split over two lines reads as two (the cell's text sits in an element of its own) */
 [data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
@@ -45,7 +51,7 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 #step-question:focus { outline: none; }
 #step-question:focus [data-testid="stHeaderActionElements"] { display: none; }
 </style>
-"""
+""".replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES)
 
 
 _BASE_CSS = """
@@ -79,16 +85,13 @@ label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !impo
 [data-testid="stPageLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
 /* the key a button answers to (→ on Next, ← on Back), at the button's own contrast, not faded */
 [data-testid^="stBaseButton"] kbd { opacity: 1 !important; }
-/* Plotly sizes its labels in pixels whatever the screen: on a phone the panel titles of steps 1
-   and 2, four and five panels side by side (titles of two and three short lines), and step 4's
-   three two-line titles would run into each other; other charts' titles and labels fit at
-   their own size */
+/* Plotly sizes its labels in pixels whatever the screen: on a phone some panel titles would run
+   into each other; other charts' titles and labels fit at their own size */
 @media (max-width: 640px) {
-  .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
-  .st-key-draft .annotation-text { font-size: 12px !important; }
+PHONE_PANEL_TITLES
 }
 </style>
-"""
+""".replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES)
 
 
 def apply_base_styles() -> None:

@@ -21,6 +21,7 @@ from specdec_core.sampling import overlap
 from . import focus, frame, keys, screen_reader, settings
 from .display import chip, html_block, metric_row, plain_markdown, plain_text, show_chart
 from .models import get_pair, get_scenario
+from .page_list import ICONS
 
 LAST = len(STEPS)
 # the step's first line: a new step or round opens there, not at the buttons that were pressed
@@ -210,12 +211,9 @@ def _predict_first(sc: Scenario) -> int:
             for guess in ("keep", "reject"):
                 st.button(f"Guess {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
                           icon=":material/toll:")
-            st.button(FLIP, key="flip", on_click=_flip, args=(None, shown, c))
+            # without a guess: a clicker presses it
+            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
     return st.session_state.revealed
-
-
-# predict first's button that flips the next coin without a guess: a clicker presses it
-FLIP = keys.FLIP
 
 
 def _reveal_all() -> None:
@@ -341,17 +339,13 @@ def render() -> None:
     _class_link()
 
 
-# after the last step, the pages that go on from it: (page file, what it holds, icon)
+# after the last step, the pages that go on from it: (page file, what it holds)
 NEXT_PAGES = (
-    ("pages/code.py", "The code: this round as a Python function, with its values beside its lines",
-     ":material/code:"),
-    ("pages/thread.py", "The Nimbus thread: a whole support reply, each token coloured by how it came",
-     ":material/forum:"),
-    ("pages/so_what.py", "So what: the speed-ups `make bench` measured, and what bounds them",
-     ":material/speed:"),
-    ("pages/playground.py", "Playground: make the draft better or worse, and watch α and the speed-up",
-     ":material/tune:"),
-    ("pages/race.py", "Race: Nimbus-large alone against the pair, side by side", ":material/sports_score:"),
+    ("pages/code.py", "The code: this round as a Python function, with its values beside its lines"),
+    ("pages/thread.py", "The Nimbus thread: a whole support reply, each token coloured by how it came"),
+    ("pages/so_what.py", "So what: the speed-ups `make bench` measured, and what bounds them"),
+    ("pages/playground.py", "Playground: make the draft better or worse, and watch α and the speed-up"),
+    ("pages/race.py", "Race: Nimbus-large alone against the pair, side by side"),
 )
 
 
@@ -361,8 +355,8 @@ def _where_next() -> None:
     try:
         with slot.container():
             st.markdown("**Where next**")
-            for path, label, icon in NEXT_PAGES:
-                st.page_link(path, label=label, icon=icon)
+            for path, label in NEXT_PAGES:
+                st.page_link(path, label=label, icon=ICONS[path])
     except StreamlitPageNotFoundError:  # this page's file run on its own, outside app.py's navigation
         slot.empty()
 
