@@ -36,13 +36,24 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
+def target_alone_line(fig: go.Figure) -> go.Figure:
+    """A dotted line at 1×, the speed of Nimbus-large alone, drawn over the lines: one of them
+    may run along it."""
+    return fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
+
+
 def gamma_axes(fig: go.Figure) -> go.Figure:
-    """The axes of tokens per pass and speed-up against γ, with a dotted line at 1×, the
-    speed of Nimbus-large alone, drawn over the lines: one of them may run along it."""
-    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
+    """The axes of tokens per pass and speed-up against γ, with the target-alone line at 1×."""
+    target_alone_line(fig)
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
     fig.update_yaxes(title="tokens per pass · speed-up (×)")
     return fig
+
+
+def _axes(layout: dict) -> set[str]:
+    """The keys of a figure dict's axes, the first ones too where the figure never set them
+    (layout then holds no "xaxis"): a set, complete before a caller's loop adds them to it."""
+    return {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}
 
 
 def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
@@ -60,8 +71,7 @@ def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
     # make plotly drop every other token name on a narrow panel)
     layout.setdefault("title", {}).setdefault("font", {})["size"] = 17 * scale
     layout.setdefault("legend", {}).setdefault("font", {})["size"] = 14 * scale
-    # the first axes too where the figure never set them (layout then holds no "xaxis")
-    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+    for key in _axes(layout):
         axis = layout.setdefault(key, {})
         axis.setdefault("tickfont", {})["size"] = 12 * scale
         axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * scale
@@ -82,7 +92,7 @@ def legible(spec: dict) -> dict:
     kept that type's sizes."""
     layout = spec["layout"]
     layout.setdefault("legend", {}).setdefault("font", {}).setdefault("size", 12)
-    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+    for key in _axes(layout):
         axis = layout.setdefault(key, {})
         axis.setdefault("tickfont", {})["color"] = CHART_TEXT
         axis["tickfont"].setdefault("size", 12)
@@ -99,7 +109,7 @@ def fixed(spec: dict) -> dict:
     double click, which a touch screen lacks, to undo it. A tap still shows a bar's value."""
     layout = spec["layout"]
     layout["dragmode"] = False
-    for key in {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}:
+    for key in _axes(layout):
         layout.setdefault(key, {})["fixedrange"] = True
     return spec
 

@@ -1,4 +1,5 @@
-"""The walkthrough's plotly figures: pure functions, a scenario in, a Chart out.
+"""The walkthrough's plotly figures: pure functions that each return a Chart. Steps 1 to 4 take a
+scenario; step 5's two take one position's p and q, the tokens to show and their labels.
 
 Every Chart carries its figure, the numbers behind it as table rows, and a one-paragraph text
 alternative for readers who cannot see the chart.
@@ -16,6 +17,7 @@ from specdec_core.sampling import acceptance_probability, output_parts, overlap,
 
 from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
+from .scenario import token_name, under_offered
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
                     UNCHECKED_LINE, token_label, visible)
 from .wording import coin_pair, draw_text, prob_is, prob_text, says, share_text
@@ -41,7 +43,17 @@ def tick_name(text: str) -> str:
 
 
 def _names(tokens, labels) -> list[str]:
-    return [tick_name(labels.get(int(t), f"#{t}")) for t in tokens]
+    return [tick_name(token_name(labels, t)) for t in tokens]
+
+
+def _with(tokens: list[int], token: int) -> list[int]:
+    """`tokens`, with the last one swapped for `token` if it is missing."""
+    return tokens if token in tokens else [*tokens[:-1], token]
+
+
+def _drawn_outline(tokens: list[int], drawn: int, width: int) -> dict:
+    """A bar trace's outline that rings the drawn token's bar alone (the others' is clear)."""
+    return {"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in tokens], "width": width}
 
 
 def _bold_drawn(fig: go.Figure, top: list[int], names: list[str], drawn: int, **where) -> None:
@@ -53,12 +65,8 @@ def _bold_drawn(fig: go.Figure, top: list[int], names: list[str], drawn: int, **
 
 def draft_chart(sc) -> Chart:
     """Step 1: what Nimbus-mini considered at each position, and what it picked."""
-    tops = []
-    for i, chosen in enumerate(sc.draft_tokens):
-        top = [int(t) for t in np.argsort(-sc.q_dists[i], kind="stable")[:5]]
-        if chosen not in top:
-            top[-1] = chosen
-        tops.append(top)
+    tops = [_with([int(t) for t in np.argsort(-sc.q_dists[i], kind="stable")[:5]], chosen)
+            for i, chosen in enumerate(sc.draft_tokens)]
     # upright bars on one shared scale: each panel's token names then sit under its own bars,
     # where names beside the bars ran into the next panel on a phone's narrow width; the
     # guess's number and its token on two lines, each short enough for a phone's narrow panel
@@ -72,8 +80,7 @@ def draft_chart(sc) -> Chart:
         names = _names(top, sc.labels)
         fig.add_bar(x=names, y=[q[t] for t in top], row=1, col=i + 1,
                     marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],
-                            "line": {"color": [U_COLOR if t == chosen else "rgba(0,0,0,0)" for t in top],
-                                     "width": 2}},
+                            "line": _drawn_outline(top, chosen, 2)},
                     name="q(x)", showlegend=False, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
         _bold_drawn(fig, top, names, chosen, row=1, col=i + 1)  # as at step 2
         rows += [{"position": i + 1, "token": sc.label(t), "q": table_number(q[t]),
@@ -136,9 +143,7 @@ def verify_chart(sc) -> Chart:
     rows = []
     for i in range(sc.gamma + 1):
         drafted = sc.draft_tokens[i] if i < sc.gamma else None
-        top = sc.top_tokens(i, 5)
-        if drafted is not None and drafted not in top:
-            top[-1] = drafted
+        top = sc.top_tokens(i, 5) if drafted is None else _with(sc.top_tokens(i, 5), drafted)
         names = _names(top, sc.labels)
         p = np.array([sc.p_dists[i][t] for t in top])
         q = np.array([sc.q_dists[i][t] for t in top]) if i < sc.gamma else np.zeros(len(top))
@@ -226,11 +231,6 @@ def _verdict(sc, c) -> str:
     return f"“{sc.label(c.token)}”: {says('min(1, p/q)', line)}, u = {u}, {verdict}"
 
 
-def _with(tokens: list[int], token: int) -> list[int]:
-    """`tokens`, with the last one swapped for `token` if it is missing."""
-    return tokens if token in tokens else [*tokens[:-1], token]
-
-
 def correction_chart(sc) -> Chart:
     """Step 4: the leftover max(0, p - q), its normaliser Z, and the token drawn from it;
     or, when every draft was kept, the bonus token drawn from p."""
@@ -241,8 +241,7 @@ def correction_chart(sc) -> Chart:
         top = _with(sc.top_tokens(row, 6), drawn)
         names = _names(top, sc.labels)
         fig = go.Figure(go.Bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)",
-                               marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top],
-                                            "width": 3}))
+                               marker_line=_drawn_outline(top, drawn, 3)))
         _bold_drawn(fig, top, names, drawn)
         rows = [{"token": sc.label(t), "p": table_number(p[t]), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
@@ -254,7 +253,7 @@ def correction_chart(sc) -> Chart:
     residual, z = residual_distribution(p, q)
     # the rejected draft (q > p there), then the tokens the draft under-offered most
     rejected = rec.checks[-1]
-    under_sold = [int(t) for t in np.argsort(-leftover, kind="stable")[:5] if t != rejected.token]
+    under_sold = [t for t in under_offered(p, q, 5) if t != rejected.token]
     top = _with([rejected.token, *under_sold], drawn)
     names = _names(top, sc.labels)
     # two-line titles: on a phone's width the three panels are narrow
@@ -268,7 +267,7 @@ def correction_chart(sc) -> Chart:
     fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
                 name="max(0, p − q)", row=1, col=2)
     fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual r",
-                marker_line={"color": [U_COLOR if t == drawn else "rgba(0,0,0,0)" for t in top], "width": 3},
+                marker_line=_drawn_outline(top, drawn, 3),
                 row=1, col=3)
     _bold_drawn(fig, top, names, drawn)
     rows = [{"token": sc.label(t), "p": table_number(p[t]), "q": table_number(q[t]),
@@ -310,7 +309,7 @@ def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Ch
     where = f" at drafted position {position}" if position else ""
     fig = base_layout(fig, f"Why it is exact{where}: the two routes to x add up to p(x)")
     fig.update_layout(barmode="stack")
-    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "kept": table_number(kept[t]),
+    rows = [{"token": visible(token_name(labels, t)), "kept": table_number(kept[t]),
              "corrected": table_number(corrected[t]), "sum": table_number(kept[t] + corrected[t]),
              "p": table_number(p[t])} for t in tokens]
     worst = float(np.max(np.abs(kept + corrected - p)))
@@ -339,7 +338,7 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, draws: in
     # slanted to the left: the last name, slanted right, ran past a phone's edge and was dropped
     fig = _slanted_token_axis(base_layout(fig, f"{draws:,} simulated draws at this position: which rule "
                                                "reproduces p?", 380))
-    rows = [{"token": visible(labels.get(int(t), f"#{t}")), "p": table_number(p[t]),
+    rows = [{"token": visible(token_name(labels, t)), "p": table_number(p[t]),
              **{rule: table_number(f[t]) for rule, f in freqs.items()}} for t in tokens]
     tv = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
     alt = (f"Total-variation distance to p after {draws:,} draws, over the tokens shown and "

@@ -10,12 +10,12 @@ from .chart import Chart, base_layout, gamma_axes
 from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 
 
-def speedup_chart(alpha: float, cost: float, gamma_now: int, gammas=GAMMAS,
+def speedup_chart(alpha: float, cost: float, gamma_now: int,
                   verify: dict[int, float] | None = None) -> Chart:
     """Expected tokens per target pass and expected speed-up against gamma; with `verify` (the
     measured cost of checking gamma drafts, in single target steps) also the speed-up those
     costs give, since on a CPU the checking pass is not free."""
-    g = list(gammas)
+    g = list(GAMMAS)
     tokens = [expected_tokens_per_round(alpha, k) for k in g]
     speed = [expected_speedup(alpha, k, cost) for k in g]
     here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \

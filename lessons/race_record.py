@@ -47,6 +47,8 @@ class Race:
     temperature: float = 1.0
     top_p: float = 1.0
     seed: int = 0
+    # passes of Nimbus-large that other sessions made on the server during the race
+    others_passes: int = 0
 
     @property
     def speedup(self) -> float | None:
@@ -67,4 +69,5 @@ def race_row(number: int, race: Race) -> dict:
             "early stop": f"{race.stop:g}" if race.stop else "off",
             "temperature": race.temperature, "top-p": race.top_p,
             "tokens": len(spec.ids), "asked": race.tokens, "seed": race.seed,
-            "same text": "yes" if spec.ids == race.base.ids else "no"}
+            "same text": "yes" if spec.ids == race.base.ids else "no",
+            "machine": "shared" if race.others_passes else "alone"}

@@ -23,6 +23,20 @@ WALKTHROUGH_GAMMA = 4
 TOP_N = 8  # alternatives kept per position for the charts
 
 
+def token_name(labels: dict[int, str], token: int) -> str:
+    """A token's text from `labels`, or its id as "#123" where it has none."""
+    return labels.get(int(token), f"#{token}")
+
+
+def under_offered(p_row: np.ndarray, q_row: np.ndarray, n: int) -> list[int]:
+    """The n tokens with the most leftover max(0, p - q), the most first: where the draft
+    under-offered the target, and so where a correction draws. Ties, such as the tokens with no
+    leftover that fill the list where fewer than n have some, go by token id, so that the charts
+    and the labels build_scenario fetches pick the same tokens."""
+    leftover = np.maximum(0.0, p_row - q_row)
+    return [int(t) for t in np.argsort(-leftover, kind="stable")[:n]]
+
+
 @dataclass(frozen=True)
 class Scenario:
     prompt: str
@@ -49,7 +63,7 @@ class Scenario:
 
     def label(self, token: int) -> str:
         """The token's text with visible whitespace, for captions, tables and takeaways."""
-        return visible(self.labels.get(int(token), f"#{token}"))
+        return visible(token_name(self.labels, token))
 
     def top_tokens(self, row: int, n: int = 6) -> list[int]:
         """The n tokens with the most mass under p or q at drafted position `row`."""
@@ -63,8 +77,7 @@ class Scenario:
         correction adds mass, invisible among the favourites when the draft over-sells them)."""
         p = self.p_dists[row]
         q = self.q_dists[row] if row < self.gamma else np.zeros_like(p)
-        leftover = p - q
-        under = [int(t) for t in np.argsort(-leftover, kind="stable")[:n // 2] if leftover[t] > 0]
+        under = [t for t in under_offered(p, q, n // 2) if p[t] > q[t]]
         favourites = [int(t) for t in np.argsort(-p, kind="stable")[:n] if t not in under]
         return sorted([*under, *favourites[:n - len(under)]], key=lambda t: -p[t])
 
@@ -108,8 +121,9 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
     for row in range(len(drafts) + 1):  # fewer than gamma when the draft wrote end-of-text
         top_p = np.argsort(-p_dists[row])[:TOP_N]
         top_q = np.argsort(-q_dists[row])[:TOP_N] if row < len(drafts) else []
-        # the tokens the draft under-offered most: steps 4 and 5 show them by name
-        under = np.argsort(q_dists[row] - p_dists[row])[:TOP_N] if row < len(drafts) else []
+        # the tokens the draft under-offered most: steps 4 and 5 show them by name, never
+        # more than TOP_N of them
+        under = under_offered(p_dists[row], q_dists[row], TOP_N) if row < len(drafts) else []
         shown.extend([*top_p, *top_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown),

@@ -12,7 +12,7 @@ from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
 from specdec_core.sampling import GAMMAS, alpha_for_speedup, expected_speedup, tokens_per_round_bound
 
-from .chart import Chart, base_layout, gamma_axes
+from .chart import Chart, base_layout, gamma_axes, target_alone_line
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
 RESULTS = ASSETS / "benchmarks"
@@ -120,8 +120,11 @@ def expected_at(row, gamma: int, verify: dict[int, float] | None = None) -> floa
     return expected_speedup(row.alpha, gamma, row.cost_ratio, v)
 
 
-def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
-                 sweep: bool = True) -> str:
+# the γ at which ceiling_text asks what α would double the speed
+DOUBLING_GAMMA = 4
+
+
+def ceiling_text(alpha: float, cost_ratio: float, drafter: str, sweep: bool = True) -> str:
     """What a drafter's α allows by the closed form, where every check is an independent coin:
     the most tokens per pass any γ can buy, and the α that would make γ drafts a round twice as
     fast as the target alone at this cost, with the check priced at one step. Real keeps come in
@@ -142,8 +145,8 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, gamma: int = 4,
     else:
         text += "."
     cost_ratio = round(cost_ratio, 3)  # the c the sentence shows, so that a reader gets the same α
-    needed = alpha_for_speedup(2.0, gamma, cost_ratio)
-    setting = f"at γ = {gamma} (drafts at c = {cost_ratio:.3f}, a one-step check)"
+    needed = alpha_for_speedup(2.0, DOUBLING_GAMMA, cost_ratio)
+    setting = f"at γ = {DOUBLING_GAMMA} (drafts at c = {cost_ratio:.3f}, a one-step check)"
     if needed is None:
         return text + f" By the closed form, no α could double the speed {setting}."
     if needed <= alpha:
@@ -177,6 +180,11 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
             "every speed-up without favouring a smaller γ.")
 
 
+def _table_row(row: dict) -> dict:
+    """A results row for a chart's table, its floats rounded to three decimals."""
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+
+
 def sweep_chart(sweep: dict) -> Chart:
     rows = sweep["rows"]
     g = [r["gamma"] for r in rows]
@@ -197,8 +205,7 @@ def sweep_chart(sweep: dict) -> Chart:
     gamma_axes(fig)
     fig = base_layout(fig, f"γ sweep, one run: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)
-    return Chart(fig, [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows],
-                 sweep_alt(rows))
+    return Chart(fig, [_table_row(r) for r in rows], sweep_alt(rows))
 
 
 SWEEP_CLOSE = 0.1  # tokens per pass this near their closed form are said to follow it
@@ -252,7 +259,7 @@ def early_stop_chart(data: dict) -> Chart:
                             showlegend=col == 1, row=1, col=col,
                             line={"color": STOP_COLORS.get(stop, Q_COLOR), "width": 3 if stop else 2,
                                   "dash": STOP_DASHES.get(stop, "solid")})
-    fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
+    target_alone_line(fig)
     # on two lines, so that the two panels' titles stay apart on a phone
     fig.update_xaxes(title="γ, the most<br>a round drafts", dtick=1)
     fig.update_yaxes(title="modelled speed-up", col=1)
@@ -276,5 +283,4 @@ def early_stop_chart(data: dict) -> Chart:
            f"With one, every γ stays "
            f"near the best setting ({stays}), because a round stops drafting where the draft is "
            "unsure, which is where the target is most likely to reject.")
-    table = [{k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
-    return Chart(fig, table, alt)
+    return Chart(fig, [_table_row(r) for r in rows], alt)

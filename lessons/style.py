@@ -57,13 +57,16 @@ def chip_fill(color: str) -> str:
     return _hex(c * t + 255 * (1 - t) for c in _channels(color))
 
 
+# WCAG's 3:1, the contrast a line that carries meaning needs against what it sits on
+LINE_CONTRAST = 3.0
+
+
 @cache
-def line_color(color: str, minimum: float = 3.0) -> str:
+def line_color(color: str) -> str:
     """`color`, darkened just enough that a line of it stands out from its chip's fill by
-    `minimum` (WCAG's 3:1 for a line that carries meaning): the same hue, as in the charts.
-    Black where no shade of it reaches `minimum`."""
+    LINE_CONTRAST: the same hue, as in the charts. Black where no shade of it reaches that."""
     fill, shade = chip_fill(color), 1.0
-    while shade > 0 and contrast(_hex(c * shade for c in _channels(color)), fill) < minimum:
+    while shade > 0 and contrast(_hex(c * shade for c in _channels(color)), fill) < LINE_CONTRAST:
         shade = max(0.0, shade - 0.01)
     return _hex(c * shade for c in _channels(color))
 

@@ -33,6 +33,7 @@ import ui.keys
 import ui.models
 import ui.playground
 import ui.race
+import ui.round_line
 import ui.walkthrough
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
@@ -1249,7 +1250,7 @@ def test_step_3_says_what_its_guesses_looks_mean():
     # a first guess rejected leaves three never checked
     from types import SimpleNamespace
     early = SimpleNamespace(gamma=4, record=SimpleNamespace(checks=[SimpleNamespace(accepted=False)]))
-    assert ui.walkthrough.verdict_key(early) == ("The guesses above: struck through, rejected; in a grey "
+    assert ui.round_line.verdict_key(early) == ("The guesses above: struck through, rejected; in a grey "
                                                  "dashed box, never checked (they came after the rejection).")
     predicting = page("walkthrough", step="3", predict="1")  # no coin flipped yet
     assert [c.value for c in predicting.caption if c.value.startswith("The guesses")] == [
@@ -1274,6 +1275,39 @@ def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for()
     row = lessons.race_record.race_row(2, lessons.race_record.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))
     # numbers, so that the table sorts them as numbers
     assert (row["race"], row["tokens"], row["asked"], row["same text"]) == (2, 3, 160, "yes")
+
+
+def test_a_race_that_shared_the_machine_says_so(monkeypatch):
+    """Other sessions' passes of Nimbus-large during a race slow both clocks: the race says how
+    many, and the table marks it; a race with the machine to itself says nothing of it."""
+    alone = page("race", tokens="8")
+    button(alone, "Start the race").click().run()
+    no_exception(alone)
+    assert not any("other sessions on this server" in c.value for c in alone.caption)
+
+    class Busy:  # 7 passes by other sessions between the race's start and its end
+        def __init__(self):
+            self.calls = 0
+
+        def by_others(self):
+            self.calls += 1
+            return 10 if self.calls == 1 else 17
+
+    monkeypatch.setattr(ui.race, "TARGET_PASSES", Busy())
+    shared = page("race", tokens="8")
+    button(shared, "Start the race").click().run()
+    button(shared, "Start the race").click().run()  # a second race, with the table of both
+    no_exception(shared)
+    assert sum(c.value == lessons.race_notes.shared_machine_note(7) for c in shared.caption) == 0  # the last race's
+    races = shared.session_state["races"]
+    assert [race.others_passes for race in races] == [7, 0]
+    assert [lessons.race_record.race_row(n, r)["machine"] for n, r in enumerate(races, 1)] == ["shared", "alone"]
+    shown = page("race", tokens="8")
+    monkeypatch.setattr(ui.race, "TARGET_PASSES", Busy())
+    button(shown, "Start the race").click().run()
+    assert sum(c.value == lessons.race_notes.shared_machine_note(7) for c in shown.caption) == 1
+    assert "made 7 passes of Nimbus-large" in lessons.race_notes.shared_machine_note(7)
+    assert "made 1 pass of" in lessons.race_notes.shared_machine_note(1)
 
 
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
@@ -1472,13 +1506,13 @@ def test_a_chips_line_stands_out_from_its_fill():
     fill, which the palette's own colours miss (orange 1.9:1); its text, 4.5:1 on the fill."""
     assert contrast("#E69F00", chip_fill("#E69F00")) < 3  # why the line is darkened at all
     assert contrast("#000000", "#ffffff") == pytest.approx(21)
-    for color in (*ORIGIN_COLORS.values(), ui.walkthrough.Q_COLOR, ui.walkthrough.REJECT_COLOR):
+    for color in (*ORIGIN_COLORS.values(), ui.round_line.Q_COLOR, ui.round_line.REJECT_COLOR):
         line, fill = line_color(color), chip_fill(color)
         assert contrast(line, fill) >= 3, color
         assert line == color.lower() or contrast(line, fill) < 3.1  # darkened only as needed
         assert contrast("#31333F", fill) >= 4.5  # Streamlit's text colour on the chip
         assert f"3px solid {line}" in ui.display.chip("x", color) and f"background:{fill}" in ui.display.chip("x", color)
-    assert contrast(ui.walkthrough.UNCHECKED_LINE, ui.walkthrough.UNCHECKED_FILL) >= 3
+    assert contrast(ui.round_line.UNCHECKED_LINE, ui.round_line.UNCHECKED_FILL) >= 3
 
 
 def test_the_walkthroughs_guesses_are_told_apart_without_colour():

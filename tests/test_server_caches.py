@@ -70,3 +70,40 @@ def test_a_round_asked_for_by_several_sessions_at_once_is_made_once(counted_roun
         assert not t.is_alive()
     assert len(counted_rounds) == 1
     assert len(got) == 4 and all(r is got[0] for r in got)
+
+
+def test_passes_are_counted_by_the_thread_that_made_them():
+    """A race asks how many passes other sessions (threads) made while it ran: its own passes
+    never count, another thread's always do."""
+    import torch
+
+    from ui.server_load import PassCounter
+    counter, model = PassCounter(), torch.nn.Linear(2, 2)
+    counter.attach(model)
+    x = torch.zeros(1, 2)
+    model(x), model(x)  # two passes of this thread's own
+    assert counter.by_others() == 0
+    elsewhere: list[int] = []
+
+    def other_session():
+        for _ in range(3):
+            model(x)
+        elsewhere.append(counter.by_others())
+
+    worker = threading.Thread(target=other_session)
+    worker.start()
+    worker.join()
+    assert counter.by_others() == 3 and elsewhere == [2]
+
+
+def test_the_shared_target_counts_its_passes():
+    """The passes a race compares are the loaded Nimbus-large's own."""
+    import torch
+
+    from ui.server_load import TARGET_PASSES
+    target, _ = models._target()
+    before = TARGET_PASSES.by_others()
+    worker = threading.Thread(target=lambda: target(input_ids=torch.tensor([[1, 2, 3]])))
+    worker.start()
+    worker.join()
+    assert TARGET_PASSES.by_others() == before + 1

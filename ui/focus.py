@@ -26,14 +26,14 @@ _SCRIPT = """<script>
   const show = {show}, toTop = {to_top}, always = {always}, then = {then};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
   let ticks = 0, shown = !show, placed = null, steady = 0, user = false;
-  // a key pressed or a click made meanwhile is the reader's own move: from then on the focus
-  // and the view are theirs (a Tab past the last button would otherwise be sent back to it)
+  // a key pressed, a click, or a scroll by wheel or touch made meanwhile is the reader's own
+  // move: from then on the focus and the view are theirs (a Tab past the last button would
+  // otherwise be sent back to it, and a wheel turned up while a race starts pulled back down)
   const yieldTo = () => {{ user = true; }};
-  window.addEventListener("keydown", yieldTo, true);
-  window.addEventListener("pointerdown", yieldTo, true);
+  const moves = ["keydown", "pointerdown", "wheel", "touchmove"];
+  moves.forEach(m => window.addEventListener(m, yieldTo, {{capture: true, passive: true}}));
   const stop = () => {{
-    window.removeEventListener("keydown", yieldTo, true);
-    window.removeEventListener("pointerdown", yieldTo, true);
+    moves.forEach(m => window.removeEventListener(m, yieldTo, {{capture: true}}));
     clearInterval(timer);
   }};
   const timer = setInterval(() => {{

@@ -10,10 +10,14 @@ from specdec_core.catalog import ModelFileError
 from specdec_core.engine import encode
 from specdec_core.models import load_target, pair_with, resolve_device
 
+from .server_load import TARGET_PASSES
+
 
 @st.cache_resource(show_spinner="Loading Nimbus-large (first start converts the bundled model)…")
 def _target():
-    return load_target(resolve_device("auto"))
+    model, tokenizer = load_target(resolve_device("auto"))
+    TARGET_PASSES.attach(model)  # a race tells from it whether it had the machine to itself
+    return model, tokenizer
 
 
 @st.cache_resource(show_spinner="Loading the drafter…", max_entries=8)

@@ -103,7 +103,8 @@ def alpha_help(drafter: str, row) -> str:
 # the second figure while the text is written: the α the chart is priced at comes after it
 PRICED_LATER = {"label": "α, Nimbus-large's text", "value": "…",
                 "help": "Worked out once the text is written (both models score the text Nimbus-large "
-                        "writes alone from this prompt)"}
+                        "writes alone from this prompt); a Stop before then leaves it out, and the same "
+                        "settings work it out next time"}
 
 
 def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,

@@ -12,7 +12,8 @@ from typing import Iterator
 import streamlit as st
 
 from lessons.race_record import KEPT_RACES, Finished, Race, race_row
-from lessons.race_notes import FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note, slower_note
+from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note,
+                                shared_machine_note, slower_note)
 from lessons.speed_story import expected_at, expected_best, sampled_as_table, saved_verify_costs, verify_cost_for
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
@@ -24,6 +25,7 @@ from specdec_core.quality import drafter_quality
 from . import focus, settings
 from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_text
 from .models import get_pair
+from .server_load import TARGET_PASSES
 
 
 def side_name(method: str, drafter: str) -> str:
@@ -183,6 +185,7 @@ def _run(pair) -> None:
         # would otherwise run below the fold)
         focus.show_now(".st-key-race_lanes")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
+    others_before = TARGET_PASSES.by_others()
     lane_key()  # before the race runs, so that a race stopped halfway keeps it
     # where the results will stand; a race stopped before both sides finish keeps this line, so
     # that its lanes are not read as a result
@@ -196,7 +199,8 @@ def _run(pair) -> None:
     pending.empty()
     s = st.session_state
     race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes),
-                temperature=s.temperature, top_p=s.top_p, seed=int(s.seed))
+                temperature=s.temperature, top_p=s.top_p, seed=int(s.seed),
+                others_passes=TARGET_PASSES.by_others() - others_before)
     s.races = [*s.get("races", []), race][-KEPT_RACES:]
     results(race)
     races_so_far(s.races)
@@ -214,10 +218,13 @@ def races_so_far(races: list[Race]) -> None:
                         "tokens": "Tokens the speculative side wrote: fewer than asked where its "
                                   "text ended early",
                         "asked": "The Tokens setting of the race",
-                        "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side"},
+                        "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side",
+                        "machine": "Shared: other sessions used Nimbus-large on this server during the "
+                                   "race, which both sides' clocks count"},
                  # left out of instructor mode's plain table, to fit a projector, where they tell
                  # no two races apart
-                 wide=tuple(k for k in ("seed", "top-p", "same text") if len({r[k] for r in rows}) == 1))
+                 wide=tuple(k for k in ("seed", "top-p", "same text", "machine")
+                            if len({r[k] for r in rows}) == 1))
     st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
                "settings by several races each, not by one.")
 
@@ -255,6 +262,8 @@ def results(race: Race) -> None:
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
                  "same distribution."})
+    if race.others_passes:
+        st.caption(shared_machine_note(race.others_passes))
     greedy = race.temperature == 0  # where the seed changes nothing
     ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens, greedy)
     if ended:
