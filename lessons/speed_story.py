@@ -10,7 +10,8 @@ from plotly.subplots import make_subplots
 from specdec_core.catalog import ASSETS
 from specdec_core.results import read_results, reading
 from specdec_core.quality import best_gamma
-from specdec_core.sampling import GAMMAS, alpha_for_speedup, expected_speedup, tokens_per_round_bound
+from specdec_core.sampling import (GAMMAS, alpha_for_speedup, expected_speedup, expected_tokens_per_round,
+                                   tokens_per_round_bound)
 
 from .chart import Chart, base_layout, gamma_axes, target_alone_line
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
@@ -118,6 +119,33 @@ def expected_at(row, gamma: int, verify: dict[int, float] | None = None) -> floa
     verify = saved_verify_costs() if verify is None else verify
     v = verify.get(gamma, 1.0) if verify else row.verify_cost
     return expected_speedup(row.alpha, gamma, row.cost_ratio, v)
+
+
+def table_reading(alpha: float, drafter: str, drafters_named: str) -> str:
+    """How to read the drafter table, with the best drafter's α (`alpha`, `drafter`) worked
+    through at γ = 4; `drafters_named`: what the drafters' names mean."""
+    kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
+    return (
+        "**How to read it.**\n"
+        f"- **The drafters.** {drafters_named}\n"
+        "- **α** is the chance that a draft the target checks is kept: the overlap β = Σ min(p, q) "
+        "averaged over many positions, at temperature 1. A draft after a rejection is never checked, "
+        f"so fewer of all drafted tokens survive. At γ = 4 and α = {alpha:.3f} ({drafter}), if each check "
+        "were an independent coin with chance α, a round would keep α + α² + α³ + α⁴ ≈ "
+        f"{kept:.2f} drafts on average, only {kept / 4:.0%} of its 4.\n"
+        "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
+        "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
+        "own).\n"
+        "- **Best γ and expected speed-up.** If every check is an independent coin that comes up "
+        "\"keep\" with chance α (the *closed form*), a round writes (1 − α^(γ+1)) / (1 − α) tokens "
+        "on average for γc + v steps. The ratio of the two is the expected speed-up; the best γ "
+        "makes it largest. That γ drafts γ tokens every round. With an early stop (the speed table "
+        "above, the chart below) a round drafts up to γ only while the draft is sure, and a larger "
+        "γ then does about as well as γ = 1, or better.\n"
+        "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
+        "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
+        "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
+        "which the closed form's independent coins miss.")
 
 
 # the γ at which ceiling_text asks what α would double the speed

@@ -1481,3 +1481,11 @@ def test_a_long_paste_that_starts_with_blanks_keeps_its_text():
     assert one.endswith("characters, after the 1 blank character it started with."), one
     assert wording.fit_text("ok", 400, "prompt") == ("ok", None)  # what fits is left as typed
     assert wording.fit_text("  ok  ", 4, "prompt") == ("ok", None)
+
+
+def test_the_drafter_tables_reading_works_its_alpha_through_at_gamma_4():
+    """α + α² + α³ + α⁴ drafts kept a round, with α = 0.5: 0.94, 23 % of the 4 drafted."""
+    text = speed_story.table_reading(0.5, "nimbus-mini", "NAMES")
+    assert "- **The drafters.** NAMES\n" in text
+    assert ("At γ = 4 and α = 0.500 (nimbus-mini), if each check were an independent coin with chance "
+            "α, a round would keep α + α² + α³ + α⁴ ≈ 0.94 drafts on average, only 23% of its 4.") in text

@@ -5,11 +5,10 @@ import streamlit as st
 
 from lessons.speed_story import (SWEPT, ceiling_text, early_stop_chart, expected_best, figures, load,
                                  repeats_text, run_numbers, saved_verify_costs, speed_setting, sweep_chart,
-                                 verify_cost_note)
+                                 table_reading, verify_cost_note)
 from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
-from specdec_core.sampling import expected_tokens_per_round
 
 from .display import number_table, show_chart
 from .settings import DRAFTERS_NAMED
@@ -98,28 +97,7 @@ def drafter_family() -> bool:
                         "greedy agreement": "How often argmax q = argmax p on Nimbus-large's greedy text"})
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
-    kept = expected_tokens_per_round(alpha, 4) - 1  # 1 + α + … + α⁴, less the closing token
-    st.markdown(
-        "**How to read it.**\n"
-        f"- **The drafters.** {DRAFTERS_NAMED}\n"
-        "- **α** is the chance that a draft the target checks is kept: the overlap β = Σ min(p, q) "
-        "averaged over many positions, at temperature 1. A draft after a rejection is never checked, "
-        f"so fewer of all drafted tokens survive. At γ = 4 and α = {alpha:.3f} ({drafter}), if each check "
-        "were an independent coin with chance α, a round would keep α + α² + α³ + α⁴ ≈ "
-        f"{kept:.2f} drafts on average, only {kept / 4:.0%} of its 4.\n"
-        "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
-        "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
-        "own).\n"
-        "- **Best γ and expected speed-up.** If every check is an independent coin that comes up "
-        "\"keep\" with chance α (the *closed form*), a round writes (1 − α^(γ+1)) / (1 − α) tokens "
-        "on average for γc + v steps. The ratio of the two is the expected speed-up; the best γ "
-        "makes it largest. That γ drafts γ tokens every round. With an early stop (the speed table "
-        "above, the chart below) a round drafts up to γ only while the draft is sure, and a larger "
-        "γ then does about as well as γ = 1, or better.\n"
-        "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
-        "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
-        "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
-        "which the closed form's independent coins miss.")
+    st.markdown(table_reading(alpha, drafter, DRAFTERS_NAMED))
     st.markdown(ceiling_text(alpha, best.cost_ratio, drafter, sweep=bool(load("gamma_sweep.json"))))
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
