@@ -265,6 +265,10 @@ STEPS = (
          "if Nimbus-large had written the text up to there itself (up to floating-point rounding), "
          "plus one more **p** after the last guess, for a **bonus token** if every guess is kept "
          "(step 4).\n\n"
+         "Why is that cheap? For one position, a pass spends most of its time reading "
+         "the model's weights (or, on a GPU with a model this small, launching the work), not "
+         "multiplying; the other positions reuse what it has read. How much more a pass over them "
+         "all costs than a pass over one position is timed below.\n\n"
          "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes step 3's "
          "check, averaged over everything the draft might draw there. Beside each orange q and "
          "blue p, the green bar is the smaller of the two, min(p, q); β sums them over all tokens, "
@@ -277,7 +281,13 @@ STEPS = (
          "bar below ends. If the target likes x at least as much as the draft did (**p ≥ q**), the "
          "green bar reaches 1 and the guess is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "
-         "threw away, so they get no coin flip at all.", _accept_takeaway),
+         "threw away, so they get no coin flip at all.\n\n"
+         "Why a coin, and not simply keep x whenever p ≥ q? Then a token with p < q could never be "
+         "kept, and the correction of step 4 gives such a token no weight either, so it would "
+         "never come out although the target gives it probability p. Kept with chance p/q, it "
+         "comes out q · p/q = p of the time. Both models then cut the thrown-away tokens from their "
+         "key-value caches (what each layer stored about the text so far), so the next round "
+         "starts from the text that stands (the code page shows where).", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
          "Replace it with a draw from **r**: for every token, take how much more the target "
          "wanted it than the draft offered, **max(0, p(x) − q(x))**, and divide those amounts by "
@@ -299,7 +309,9 @@ STEPS = (
                    "p. Press Worked example below for a round with a rejected guess and its "
                    "correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "A token x can come out of a position in two ways: drafted and kept, with probability "
+         "Exact means that the text is a draw from the same distribution as Nimbus-large's own, "
+         "not the same text. A token x can come out of a position in two ways: drafted and kept, "
+         "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
          "1 − β left: what q has left is the chance of a rejection, **1 − β**; what p has left is "
@@ -307,7 +319,9 @@ STEPS = (
          "two add up to **p(x)** for every x.\n\n"
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "
-         "the rule with two shortcuts that look harmless and are not.", _exact_takeaway),
+         "the rule with two shortcuts that look harmless and are not. The first, accept every "
+         "draft, is the small model writing on its own: its text follows q, not p.",
+         _exact_takeaway),
 )
 
 

@@ -34,12 +34,13 @@ import ui.models
 import ui.playground
 import ui.race
 import ui.round_line
+import ui.settings
 import ui.walkthrough
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
 from lessons.speed_story import saved_verify_costs
 from specdec_core import catalog, engine
-from specdec_core.catalog import default_drafter, drafter_names
+from specdec_core.catalog import default_drafter, drafter_names, drafter_vocabulary
 from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
@@ -1621,3 +1622,20 @@ def test_html_in_a_prompt_is_shown_escaped():
         assert "<script>" not in body and "<b>" not in body
         assert html.escape("<script>") in body
 
+
+
+def test_the_drafters_described_as_the_shipped_nimbus_mini_was_made():
+    """The help that names the drafters quotes Nimbus-mini's corpus and head as its config records
+    them, so a retrained drafter with other figures fails here until the words follow."""
+    recipe = json.loads((ROOT / "assets" / "nimbus-mini" / "config.json").read_text())["recipe"]
+    named = ui.settings.DRAFTERS_NAMED
+    assert f"about {round(recipe['train_tokens'], -4):,} tokens Nimbus-large wrote" in named
+    assert f"only the {drafter_vocabulary('nimbus-mini'):,} tokens" in named
+    assert recipe["layers"] == 2 and "is two layers" in named
+
+
+def test_the_code_page_says_where_else_the_rule_runs():
+    at = page("code")
+    no_exception(at)
+    beyond = [m.value for m in at.markdown if m.value.startswith("**Beyond this project.**")]
+    assert len(beyond) == 1 and "vLLM" in beyond[0] and "gives up exactness" in beyond[0]

@@ -1489,3 +1489,13 @@ def test_the_drafter_tables_reading_works_its_alpha_through_at_gamma_4():
     assert "- **The drafters.** NAMES\n" in text
     assert ("At γ = 4 and α = 0.500 (nimbus-mini), if each check were an independent coin with chance "
             "α, a round would keep α + α² + α³ + α⁴ ≈ 0.94 drafts on average, only 23% of its 4.") in text
+
+
+def test_the_steps_answer_the_questions_students_ask_on_the_way():
+    """Why checking is cheap (step 2), why a coin and not a plain p ≥ q test, and what happens to
+    the caches (step 3), what exact means and what the first shortcut is (step 5)."""
+    assert "Why is that cheap?" in STEPS[1].body and "reading the model's weights" in STEPS[1].body
+    assert "Why a coin, and not simply keep x whenever p ≥ q?" in STEPS[2].body
+    assert "q · p/q = p" in STEPS[2].body and "key-value caches" in STEPS[2].body
+    assert STEPS[4].body.startswith("Exact means that the text is a draw from the same distribution")
+    assert "accept every draft, is the small model writing on its own" in STEPS[4].body

@@ -40,3 +40,10 @@ def render() -> None:
                     "that stand, so that the next round reads only what is new.")
         for source in code_lesson.loop_sources():
             st.code(source, language="python", wrap_lines=wrap)
+    st.markdown("**Beyond this project.** The same rule runs in transformers' `generate(..., "
+                "assistant_model=...)` and in serving systems such as vLLM. A server that batches many "
+                "users into each pass has less idle capacity to spare, so checking costs more and the "
+                "gain shrinks. Medusa and EAGLE replace the separate draft model with a few light "
+                "layers that read the target's own hidden states, and check a tree of alternative "
+                "drafts in one pass to keep more tokens per pass (Medusa's faster *typical "
+                "acceptance* gives up exactness; the rule above does not).")
