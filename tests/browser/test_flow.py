@@ -482,6 +482,27 @@ def test_taking_the_race_advice_keeps_the_keyboard_focus(page: Page):
     no_exception(page)
 
 
+def test_a_wheel_turned_while_the_race_comes_into_view_is_not_undone(page: Page):
+    """Starting a race brings its lanes into view, again and again while the page is still too
+    short to; a reader who scrolls back up with the wheel meanwhile keeps the view they chose."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/race?tokens=160&seed=1301")
+    start = button(page, "Start the race")
+    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    start.click()
+    scrolled = "document.querySelector('[data-testid=stMain]').scrollTop"
+    page.wait_for_function(f"{scrolled} > 0", timeout=RUN_MS)  # the lanes are being brought up
+    page.mouse.move(800, 500)
+    page.mouse.wheel(0, -2000)
+    page.wait_for_function(f"{scrolled} === 0", timeout=RUN_MS)
+    page.wait_for_timeout(2000)  # time for the page to be pulled back down, which it must not be
+    assert page.evaluate(scrolled) == 0
+    expect(page.get_by_text("Same text?")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    no_exception(page)
+
+
 def test_instructor_mode_hides_the_sidebar_until_left(page: Page):
     open_walkthrough(page, "?present=1")
     settled(page)
