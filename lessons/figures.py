@@ -1,5 +1,6 @@
 """The walkthrough's plotly figures: pure functions that each return a Chart. Steps 1 to 4 take a
-scenario; step 5's two take one position's p and q, the tokens to show and their labels.
+scenario; step 5's two take one position's p (and q, or the simulated frequencies), the tokens to
+show and their labels.
 
 Every Chart carries its figure, the numbers behind it as table rows, and a one-paragraph text
 alternative for readers who cannot see the chart.

@@ -62,11 +62,13 @@ def gamma_advice(drafter: str, gamma: int, best: int, speedup: float, here: floa
             odds = ", close enough to 1x that one race can come out a loss"
         else:
             odds = ""
+        why = ("Each extra draft costs a draft step but is reached and kept only with chance α, α², "
+               "α³…, which shrinks fast. On this CPU the checking pass also costs more as γ grows."
+               if gamma > best else
+               f"Up to γ = {best} one more draft, a cheap step, is kept often enough to pay for itself "
+               "and the longer check.")
         advice = (f"{expected} pay off most at γ = {best} ({speedup:.2f}x); at γ = {gamma}, "
-                  f"{here:.2f}x{odds}. Each extra draft costs a "
-                  "draft step but is reached and kept only with chance α, α², α³…, which shrinks "
-                  "fast. On this CPU the checking pass also costs more as γ grows."
-                  + source)
+                  f"{here:.2f}x{odds}. {why}" + source)
     else:
         advice = (f"{expected} be slower than Nimbus-large alone at every γ; it loses least at γ = {best} "
                   f"({speedup:.2f}x).{source}")
@@ -132,6 +134,6 @@ def shared_machine_note(others_passes: int) -> str:
     """Other sessions used the server during the race: both clocks count that time."""
     passes = "1 pass" if others_passes == 1 else f"{others_passes} passes"
     return (f"While this race ran, other sessions on this server made {passes} of Nimbus-large (another "
-            "race, a class on the playground or the thread). Each side's clock counts the time the "
+            "race, a class in the walkthrough, the playground or the thread). Each side's clock counts the time the "
             "machine spent on them too, so these speeds, and their ratio, are not what a race with "
             "the machine to itself would show: run it again when the server is quiet.")

@@ -54,20 +54,29 @@ class Race:
     def speedup(self) -> float | None:
         return self.spec.rate / self.base.rate if self.base.rate else None
 
+    @property
+    def shared(self) -> bool:
+        """Other sessions made enough passes of Nimbus-large during the race to slow its clocks
+        visibly: a tenth as many as the race's own, or more (one walkthrough round elsewhere
+        during a long race is not worth a remark)."""
+        return self.others_passes >= SHARED_SHARE * (self.base.passes + self.spec.passes)
+
 
 # the races a session keeps to compare, newest last
 KEPT_RACES = 8
+# other sessions' passes during a race, as a share of its own, from which the race says so
+SHARED_SHARE = 0.1
 
 
 def race_row(number: int, race: Race) -> dict:
     """One race's line in the table of this session's races: numbers as numbers, so that a
     column sorts by value."""
     spec = race.spec
-    # the results first, where a phone's width still shows them beside the race's number
-    return {"race": number, "speed-up": race.speedup, "tokens / pass": spec.per_pass,
-            "drafter": race.drafter, "γ": race.gamma,
+    # the results first, where a phone's width still shows them beside the race's number, and
+    # beside the speed-up whether other sessions' work slowed the race's clocks
+    return {"race": number, "speed-up": race.speedup, "machine": "shared" if race.shared else "alone",
+            "tokens / pass": spec.per_pass, "drafter": race.drafter, "γ": race.gamma,
             "early stop": f"{race.stop:g}" if race.stop else "off",
             "temperature": race.temperature, "top-p": race.top_p,
             "tokens": len(spec.ids), "asked": race.tokens, "seed": race.seed,
-            "same text": "yes" if spec.ids == race.base.ids else "no",
-            "machine": "shared" if race.others_passes else "alone"}
+            "same text": "yes" if spec.ids == race.base.ids else "no"}

@@ -142,8 +142,9 @@ def _never_drafted(sc: Scenario, row: int, token: int) -> str:
     if s.greedy:
         why = "at temperature 0 each model gives all its probability to its own top token"
     elif head < TARGET_VOCAB:
-        layer = (f"{sc.drafter_label}'s output layer scores only the {head:,} tokens Nimbus-large "
-                 f"writes most, of {TARGET_VOCAB:,}")
+        layer = (f"{sc.drafter_label}'s output layer scores only {head:,} of the {TARGET_VOCAB:,} "
+                 "tokens, those that held the most of Nimbus-large's probability in the text it was "
+                 "trained on")
         why = f"{cut} cut it, or {layer}" if cut else layer
     elif cut:
         why = f"{cut} cut it from the draft's choices"
@@ -292,8 +293,8 @@ STEPS = (
          "Replace it with a draw from **r**: for every token, take how much more the target "
          "wanted it than the draft offered, **max(0, p(x) − q(x))**, and divide those amounts by "
          "their total **Z**. Only tokens the draft under-offered (**q < p**) have any weight in r. "
-         "Why not simply draw again from p? A token the draft over-offered (**q > p**) is drafted "
-         "with chance q and kept with chance p/q, so it already comes out with probability p; a "
+         "Why not simply draw again from p? A token the draft over-offered (**q > p**) already "
+         "comes out with probability p through its coin flip (step 3: q · p/q = p); a "
          f"fresh draw from p would give it more. If {ALL_GUESSES} were kept, there is "
          "nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
@@ -304,13 +305,13 @@ STEPS = (
                    "the last guess (step 2): one more token, with no extra pass.\n\n"
                    "Had a guess been rejected, a draw from **r** would have replaced it: the amounts "
                    "**max(0, p(x) − q(x))** the draft under-offered, divided by their total **Z**. "
-                   "Not a fresh draw from p: a token the draft over-offered (**q > p**) is drafted "
-                   "with chance q and kept with chance p/q, so it already comes out with probability "
-                   "p. Press Worked example below for a round with a rejected guess and its "
+                   "Not a fresh draw from p: a token the draft over-offered (**q > p**) already comes "
+                   "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked example below for a round with a rejected guess and its "
                    "correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "Exact means that the text is a draw from the same distribution as Nimbus-large's own, "
-         "not the same text. A token x can come out of a position in two ways: drafted and kept, "
+         "Exact means that the text is a draw from the same distribution as Nimbus-large's own: "
+         "at temperature 1 not the same text, any more than two runs of Nimbus-large alone write "
+         "the same text. A token x can come out of a position in two ways: drafted and kept, "
          "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
@@ -320,7 +321,7 @@ STEPS = (
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "
          "the rule with two shortcuts that look harmless and are not. The first, accept every "
-         "draft, is the small model writing on its own: its text follows q, not p.",
+         "draft, is the small model writing on its own: at this position it outputs q, not p.",
          _exact_takeaway),
 )
 

@@ -1311,6 +1311,15 @@ def test_a_race_that_shared_the_machine_says_so(monkeypatch):
     assert "made 1 pass of" in lessons.race_notes.shared_machine_note(1)
 
 
+def test_a_race_calls_the_machine_shared_from_a_tenth_of_its_own_passes():
+    """One walkthrough round elsewhere during a long race is no remark; a tenth as many passes
+    as the race's own is."""
+    lane = lessons.race_record.Finished("x", (), (), (1,) * 160, passes=100, drafted=0, seconds=1.0)
+    race = lessons.race_record.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane)  # 200 passes of its own
+    assert [replace(race, others_passes=n).shared for n in (0, 1, 19, 20)] == [False, False, False, True]
+    assert lessons.race_record.race_row(1, replace(race, others_passes=19))["machine"] == "alone"
+
+
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     """Every race draws Nimbus-large's lane first after one token and one pass."""
     one = lessons.race_record.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
@@ -1623,14 +1632,13 @@ def test_html_in_a_prompt_is_shown_escaped():
         assert html.escape("<script>") in body
 
 
-
 def test_the_drafters_described_as_the_shipped_nimbus_mini_was_made():
     """The help that names the drafters quotes Nimbus-mini's corpus and head as its config records
     them, so a retrained drafter with other figures fails here until the words follow."""
     recipe = json.loads((ROOT / "assets" / "nimbus-mini" / "config.json").read_text())["recipe"]
     named = ui.settings.DRAFTERS_NAMED
     assert f"about {round(recipe['train_tokens'], -4):,} tokens Nimbus-large wrote" in named
-    assert f"only the {drafter_vocabulary('nimbus-mini'):,} tokens" in named
+    assert f"only the {drafter_vocabulary('nimbus-mini'):,} tokens that hold the most" in named
     assert recipe["layers"] == 2 and "is two layers" in named
 
 

@@ -968,7 +968,8 @@ def test_a_correction_the_draft_could_never_have_drafted_says_why():
     said = {(drafter, sampling): step(4).takeaway(dataclasses.replace(sc, drafter=drafter, sampling=sampling))
             for drafter in ("nimbus-mini", "early-exit-4")
             for sampling in (Sampling(), Sampling(top_p=0.9), Sampling(temperature=0))}
-    head = "Nimbus-mini's output layer scores only the 8,192 tokens Nimbus-large writes most, of 49,152"
+    head = ("Nimbus-mini's output layer scores only 8,192 of the 49,152 tokens, those that held the most "
+            "of Nimbus-large's probability in the text it was trained on")
     assert f"The draft gave “{SHOWN[7]}” q = 0 ({head}), so it is never drafted" in said["nimbus-mini", Sampling()]
     assert f"(top-p cut it, or {head})" in said["nimbus-mini", Sampling(top_p=0.9)]
     assert "(top-p cut it from the draft's choices)" in said["early-exit-4", Sampling(top_p=0.9)]
@@ -1498,4 +1499,19 @@ def test_the_steps_answer_the_questions_students_ask_on_the_way():
     assert "Why a coin, and not simply keep x whenever p ≥ q?" in STEPS[2].body
     assert "q · p/q = p" in STEPS[2].body and "key-value caches" in STEPS[2].body
     assert STEPS[4].body.startswith("Exact means that the text is a draw from the same distribution")
-    assert "accept every draft, is the small model writing on its own" in STEPS[4].body
+    assert "accept every draft, is the small model writing on its own: at this position it outputs q" \
+        in STEPS[4].body
+    # step 4 points back to step 3's argument rather than making it again
+    assert "(step 3: q · p/q = p)" in STEPS[3].body and "(step 3: q · p/q = p)" in STEPS[3].all_kept[1]
+
+
+def test_the_race_advice_gives_the_reason_that_fits_the_gamma_on_the_slider():
+    """Above the best γ, why extra drafts stop paying; below it, why one more still pays."""
+    above = race_notes.gamma_advice("Nimbus-mini", 8, 2, 1.21, 0.86, table_settings=True)
+    below = race_notes.gamma_advice("Nimbus-mini", 1, 2, 1.21, 1.20, table_settings=True)
+    assert "at γ = 8, 0.86x, slower than Nimbus-large alone. Each extra draft costs a draft step" in above
+    assert "Up to γ = 2 one more draft" not in above
+    assert "at γ = 1, 1.20x. Up to γ = 2 one more draft, a cheap step, is kept often enough" in below
+    assert "Each extra draft" not in below
+    elsewhere = race_notes.gamma_advice("Nimbus-mini", 1, 2, 1.21, 1.20, table_settings=False)
+    assert elsewhere.startswith(below) and "The table was measured at temperature 1" in elsewhere

@@ -103,7 +103,7 @@ def test_the_shared_target_counts_its_passes():
     from ui.server_load import TARGET_PASSES
     target, _ = models._target()
     before = TARGET_PASSES.by_others()
-    worker = threading.Thread(target=lambda: target(input_ids=torch.tensor([[1, 2, 3]])))
+    worker = threading.Thread(target=lambda: target(input_ids=torch.tensor([[1, 2, 3]], device=target.device)))
     worker.start()
     worker.join()
     assert TARGET_PASSES.by_others() == before + 1

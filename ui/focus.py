@@ -26,14 +26,16 @@ _SCRIPT = """<script>
   const show = {show}, toTop = {to_top}, always = {always}, then = {then};
   window.focusAfterClick = {nonce};  // a later click's script takes over from this one
   let ticks = 0, shown = !show, placed = null, steady = 0, user = false;
-  // a key pressed, a click, or a scroll by wheel or touch made meanwhile is the reader's own
-  // move: from then on the focus and the view are theirs (a Tab past the last button would
-  // otherwise be sent back to it, and a wheel turned up while a race starts pulled back down)
+  // a key pressed or a click made meanwhile is the reader's own move: from then on the focus
+  // and the view are theirs (a Tab past the last button would otherwise be sent back to it);
+  // a scroll by wheel or touch takes only the view (a wheel turned up while a race starts was
+  // pulled back down), and the focus still goes where it should
   const yieldTo = () => {{ user = true; }};
-  const moves = ["keydown", "pointerdown", "wheel", "touchmove"];
-  moves.forEach(m => window.addEventListener(m, yieldTo, {{capture: true, passive: true}}));
+  const keepView = () => {{ shown = true; }};
+  const moves = [["keydown", yieldTo], ["pointerdown", yieldTo], ["wheel", keepView], ["touchmove", keepView]];
+  moves.forEach(([m, f]) => window.addEventListener(m, f, {{capture: true, passive: true}}));
   const stop = () => {{
-    moves.forEach(m => window.removeEventListener(m, yieldTo, {{capture: true}}));
+    moves.forEach(([m, f]) => window.removeEventListener(m, f, {{capture: true}}));
     clearInterval(timer);
   }};
   const timer = setInterval(() => {{
@@ -88,8 +90,8 @@ def after_click(*labels: str, show: str | None = None, to_top: bool = False, alw
 
 
 def restore() -> None:
-    """Call once a run, after the buttons the focus may go to are drawn: carries out the last
-    after_click."""
+    """Call once a run: carries out the last after_click (its script waits up to five seconds
+    for the buttons it may focus to be drawn)."""
     pending = st.session_state.pop(_PENDING, None)
     if pending:
         labels, show, to_top, always, then = pending

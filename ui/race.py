@@ -219,8 +219,9 @@ def races_so_far(races: list[Race]) -> None:
                                   "text ended early",
                         "asked": "The Tokens setting of the race",
                         "tokens / pass": "Tokens per pass of Nimbus-large on the speculative side",
-                        "machine": "Shared: other sessions used Nimbus-large on this server during the "
-                                   "race, which both sides' clocks count"},
+                        "machine": "Shared: other sessions made at least a tenth as many passes of "
+                                   "Nimbus-large on this server during the race as the race itself, "
+                                   "and both sides' clocks count the time they took"},
                  # left out of instructor mode's plain table, to fit a projector, where they tell
                  # no two races apart
                  wide=tuple(k for k in ("seed", "top-p", "same text", "machine")
@@ -262,7 +263,7 @@ def results(race: Race) -> None:
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
                  "same distribution."})
-    if race.others_passes:
+    if race.shared:
         st.caption(shared_machine_note(race.others_passes))
     greedy = race.temperature == 0  # where the seed changes nothing
     ended = ended_note([(lane.name, len(lane.ids)) for lane in (base, spec)], race.tokens, greedy)

@@ -49,9 +49,10 @@ DRAFTERS_NAMED = ("early-exit-K is Nimbus-large's first K layers and its output 
                   "untrained as a drafter; nimbus-mini-early is Nimbus-mini as it was after 4 % of "
                   "its training (a saved checkpoint, not the early stop of the race); Nimbus-mini "
                   "is two layers started from Nimbus-large's own and distilled from it: trained on "
-                  "about 570,000 tokens Nimbus-large wrote, to raise Σ min(p, q) there. It shares "
-                  "Nimbus-large's tokenizer, and its output layer scores only the 8,192 tokens "
-                  "Nimbus-large writes most, which keeps each step cheap.")
+                  "about 570,000 tokens Nimbus-large wrote, to match p there and raise Σ min(p, q). "
+                  "It shares Nimbus-large's tokenizer, and its output layer scores only the 8,192 "
+                  "tokens that hold the most of Nimbus-large's probability in that text (and the "
+                  "end of text), which keeps each step cheap.")
 
 # what a control does, in its tooltip, on every page that has it
 HELP = {
