@@ -133,7 +133,8 @@ def overshoot_note(speedup: float, per_pass: float) -> str:
 def shared_machine_note(others_passes: int) -> str:
     """Other sessions used the server during the race: both clocks count that time."""
     passes = "1 pass" if others_passes == 1 else f"{others_passes} passes"
-    return (f"While this race ran, other sessions on this server made {passes} of Nimbus-large (another "
-            "race, a class in the walkthrough, the playground or the thread). Each side's clock counts the time the "
-            "machine spent on them too, so these speeds, and their ratio, are not what a race with "
-            "the machine to itself would show: run it again when the server is quiet.")
+    return (f"While this race ran, other sessions on this server made {passes} of Nimbus-large "
+            "(another race, a class in the walkthrough, the playground or the thread). Each side's "
+            "clock counts the time the machine spent on them too, so these speeds, and their ratio, "
+            "are not what a race with the machine to itself would show: run it again when the "
+            "server is quiet.")

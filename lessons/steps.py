@@ -306,8 +306,8 @@ STEPS = (
                    "Had a guess been rejected, a draw from **r** would have replaced it: the amounts "
                    "**max(0, p(x) − q(x))** the draft under-offered, divided by their total **Z**. "
                    "Not a fresh draw from p: a token the draft over-offered (**q > p**) already comes "
-                   "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked example below for a round with a rejected guess and its "
-                   "correction.")),
+                   "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked "
+                   "example below for a round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "Exact means that the text is a draw from the same distribution as Nimbus-large's own: "
          "at temperature 1 not the same text, any more than two runs of Nimbus-large alone write "

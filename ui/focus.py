@@ -32,7 +32,8 @@ _SCRIPT = """<script>
   // pulled back down), and the focus still goes where it should
   const yieldTo = () => {{ user = true; }};
   const keepView = () => {{ shown = true; }};
-  const moves = [["keydown", yieldTo], ["pointerdown", yieldTo], ["wheel", keepView], ["touchmove", keepView]];
+  const moves = [["keydown", yieldTo], ["pointerdown", yieldTo],
+                 ["wheel", keepView], ["touchmove", keepView]];
   moves.forEach(([m, f]) => window.addEventListener(m, f, {{capture: true, passive: true}}));
   const stop = () => {{
     moves.forEach(([m, f]) => window.removeEventListener(m, f, {{capture: true}}));

@@ -2,7 +2,8 @@
 
 Both run on this one machine, so they take turns: the side that has used less compute time
 so far goes next. Each side's tokens per second is measured on its own clock, as if each had
-the machine to itself.
+the machine to itself; a race during which other sessions used Nimbus-large says so, as both
+clocks count that time.
 """
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from typing import Iterator
 
 import streamlit as st
 
-from lessons.race_record import KEPT_RACES, Finished, Race, race_row
 from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note,
                                 shared_machine_note, slower_note)
-from lessons.speed_story import expected_at, expected_best, sampled_as_table, saved_verify_costs, verify_cost_for
+from lessons.race_record import KEPT_RACES, Finished, Race, race_row
+from lessons.speed_story import (expected_at, expected_best, sampled_as_table, saved_verify_costs,
+                                 verify_cost_for)
 from lessons.wording import ROUNDING_TIE, counted
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
