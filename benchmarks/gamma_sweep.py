@@ -13,7 +13,7 @@ import argparse
 from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
                     chosen_prompts, cpu_products, own_texts, run, write)
 
-from lessons.speed_story import sweep_chart
+from lessons.speed_charts import sweep_chart
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_story, steps,
-                     wording)
+from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_charts,
+                     speed_story, steps, wording)
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
@@ -601,7 +601,7 @@ def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
     line is drawn over the data, where a line of tokens per pass near 1 would hide it."""
     rows = [{"gamma": k, "tokens_per_pass": 1.5, "tokens_per_pass_closed_form": 1.5, "speedup": 0.9,
              "speedup_closed_form": 1.1} for k in (1, 2)]
-    sweep = speed_story.sweep_chart({"rows": rows, "drafter": "d", "alpha": 0.4, "cost_ratio": 0.1})
+    sweep = speed_charts.sweep_chart({"rows": rows, "drafter": "d", "alpha": 0.4, "cost_ratio": 0.1})
     for chart in (sweep, playground_figures.speedup_chart(0.4, 0.1, 2)):
         layout = chart.figure.layout
         assert [(shape.y0, shape.y1, shape.layer) for shape in layout.shapes] == [(1, 1, "above")]
@@ -614,13 +614,13 @@ def test_the_sweep_is_described_from_its_own_rows():
                 "speedup": speedup, "speedup_closed_form": 1.0, "speedup_closed_form_measured_verify": with_v}
 
     rows = [row(1, 1.40, 1.43, 1.10, 1.14), row(2, 1.61, 1.60, 1.21, 1.20), row(3, 1.90, 1.70, 1.15, 1.00)]
-    assert speed_story.sweep_alt(rows) == (
+    assert speed_charts.sweep_alt(rows) == (
         "Measured speed-up peaks at γ = 2 (1.21x). Tokens per pass stay within 0.1 of their closed "
         "form up to γ = 2, and differ from it by up to 0.20 beyond. With the measured cost of "
         "verifying γ + 1 positions in place of one step, the closed form comes within 0.15 of the "
         "measured speed-up at every γ.")
-    assert "at every γ." in speed_story.sweep_alt(rows[:2]).split(" With")[0]
-    assert "differ from their closed form by up to 0.20." in speed_story.sweep_alt(rows[2:])
+    assert "at every γ." in speed_charts.sweep_alt(rows[:2]).split(" With")[0]
+    assert "differ from their closed form by up to 0.20." in speed_charts.sweep_alt(rows[2:])
 
 
 def test_speedup_and_position_charts():
@@ -1242,7 +1242,7 @@ def test_verify_cost_note_reads_both_machines():
 
 
 def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
-    from lessons.speed_story import early_stop_chart
+    from lessons.speed_charts import early_stop_chart
 
     def row(t, g, stop, x):
         return {"temperature": t, "gamma": g, "stop_below": stop, "modelled_speedup": x,

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.speed_story import (SWEPT, ceiling_text, early_stop_chart, expected_best, figures, load,
-                                 repeats_text, run_numbers, saved_verify_costs, speed_setting, sweep_chart,
-                                 table_reading, verify_cost_note)
+from lessons.speed_charts import early_stop_chart, sweep_chart
+from lessons.speed_story import (SWEPT, ceiling_text, expected_best, figures, load, repeats_text, run_numbers,
+                                 saved_verify_costs, speed_setting, table_reading, verify_cost_note)
 from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
 from specdec_core.quality import drafter_table
