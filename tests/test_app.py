@@ -1201,6 +1201,7 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
         assert list(races["race"]) == [2, 1] and list(races["temperature"]) == [1.0, 0.0]
         assert list(races["tokens"]) == [8, 8] and list(races["asked"]) == [8, 8]
         assert races["same text"].iloc[1] == "yes"
+        assert "machine" not in races.columns  # neither race shared the machine: no column to say so
         at.slider(key="gamma").set_value(2).run()
 
 
@@ -1303,6 +1304,7 @@ def test_a_race_that_shared_the_machine_says_so(monkeypatch):
     races = shared.session_state["races"]
     assert [race.others_passes for race in races] == [7, 0]
     assert [lessons.race_record.race_row(n, r)["machine"] for n, r in enumerate(races, 1)] == ["shared", "alone"]
+    assert list(shared.dataframe[0].value["machine"]) == ["alone", "shared"]  # newest first
     shown = page("race", tokens="8")
     monkeypatch.setattr(ui.race, "TARGET_PASSES", Busy())
     button(shown, "Start the race").click().run()

@@ -214,6 +214,8 @@ def races_so_far(races: list[Race]) -> None:
         return
     st.header("Your races so far", anchor=False)
     rows = [race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))]
+    if not any(r.shared for r in races):  # a column that says nothing would push another out of view
+        rows = [{k: v for k, v in row.items() if k != "machine"} for row in rows]
     number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
@@ -227,7 +229,7 @@ def races_so_far(races: list[Race]) -> None:
                  # left out of instructor mode's plain table, to fit a projector, where they tell
                  # no two races apart
                  wide=tuple(k for k in ("seed", "top-p", "same text", "machine")
-                            if len({r[k] for r in rows}) == 1))
+                            if k in rows[0] and len({r[k] for r in rows}) == 1))
     st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
                "settings by several races each, not by one.")
 
