@@ -757,6 +757,18 @@ _HALF_HIDDEN = """() => {
 }"""
 
 
+def _holds_still(page: Page) -> None:
+    """Until the page's fonts are in and the main area's height has held for a second: a late
+    reflow (a web font swapped in, a table drawn in its final widths) would move lines under the
+    header after a key had scrolled to them."""
+    page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=RUN_MS)
+    page.wait_for_function("""() => {
+      const height = document.querySelector('[data-testid="stMain"]').scrollHeight;
+      if (window.heldHeight !== height) { window.heldHeight = height; window.heldSince = Date.now(); }
+      return Date.now() - window.heldSince > 1000;
+    }""", timeout=RUN_MS, polling=200)
+
+
 def _scrolled_by_key(page: Page, key: str) -> float:
     """Where the main area rests after `key`: once it has moved (or 3 s without a move, on a
     busy machine) and then held still for 0.3 s."""
@@ -790,6 +802,7 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     # every chart laid out, so that nothing above the view changes height while the keys read on
     page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
                            ".every(c => c.querySelector('.js-plotly-plot')?.layout)", timeout=RUN_MS)
+    _holds_still(page)
     view = page.evaluate("() => window.innerHeight - document.querySelector('[data-testid=\"stHeader\"]')"
                          ".getBoundingClientRect().bottom")
     tops = [page.evaluate(_SCROLLED)]
