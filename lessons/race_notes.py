@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .speed_story import SWEPT, TABLE_SAMPLING
+from .wording import counted
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
@@ -132,7 +133,7 @@ def overshoot_note(speedup: float, per_pass: float) -> str:
 
 def shared_machine_note(others_passes: int) -> str:
     """Other sessions used the server during the race: both clocks count that time."""
-    passes = "1 pass" if others_passes == 1 else f"{others_passes} passes"
+    passes = counted(others_passes, "pass", "passes")
     return (f"While this race ran, other sessions on this server made {passes} of Nimbus-large "
             "(another race, a class in the walkthrough, the playground or the thread). Each side's "
             "clock counts the time the machine spent on them too, so these speeds, and their ratio, "
