@@ -18,7 +18,7 @@ def _table_row(row: dict) -> dict:
 def sweep_chart(sweep: dict) -> Chart:
     rows = sweep["rows"]
     g = [r["gamma"] for r in rows]
-    fig = go.Figure()
+    fig = go.Figure()  # the longer names on two lines, which a phone's legend has room for
     fig.add_scatter(x=g, y=[r["tokens_per_pass"] for r in rows], name="tokens per target pass, measured",
                     line={"color": P_COLOR})
     fig.add_scatter(x=g, y=[r["tokens_per_pass_closed_form"] for r in rows], name="tokens per pass, closed form",
@@ -26,11 +26,11 @@ def sweep_chart(sweep: dict) -> Chart:
     fig.add_scatter(x=g, y=[r["speedup"] for r in rows], name="speed-up, measured",
                     line={"color": OVERLAP_COLOR})
     fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows],
-                    name="speed-up, closed form (a check costs one step)",
+                    name="speed-up, closed form:<br>a check costs one step",
                     line={"color": OVERLAP_COLOR, "dash": "dot"})
     if "speedup_closed_form_measured_verify" in rows[0]:
         fig.add_scatter(x=g, y=[r["speedup_closed_form_measured_verify"] for r in rows],
-                        name="speed-up, closed form with measured verify cost",
+                        name="speed-up, closed form:<br>measured verify cost",
                         line={"color": OVERLAP_COLOR, "dash": "dash"})
     gamma_axes(fig)
     fig = base_layout(fig, f"γ sweep, one run: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "

@@ -789,7 +789,14 @@ def test_a_round_is_kept_and_its_timing_taken_afresh(monkeypatch):
 def test_code_keeps_its_indentation_except_on_a_projector(present):
     at = page("code", present=str(int(present)))
     no_exception(at)
-    assert len(at.code) > 1 and all(c.proto.wrap_lines == present for c in at.code)
+    wrapped = [c.value for c in at.code if c.proto.wrap_lines]
+    assert len(at.code) > 1
+    if present:
+        assert len(wrapped) == len(at.code)
+    else:  # only the copy of the round with its notes apart, which a narrow column shows
+        (apart,) = wrapped
+        assert apart == at.code[1].value != at.code[0].value
+        assert not any("# ◀" in line and not line.lstrip().startswith("# ◀") for line in apart.splitlines())
     hint = "they follow the seed you set in the sidebar, after leaving instructor mode."
     assert any(hint in m.value for m in at.markdown) == present  # the sidebar is hidden there
 
@@ -807,9 +814,13 @@ def test_code_page_shows_the_running_round_function():
     assert len(notes) >= 4
     at_check = next(i for i, line in enumerate(shown) if "= check_draft(" in line)
     assert "u = " in shown[at_check + 1] and "# ◀ #1 " in shown[at_check + 1]  # the first coin flip
+    # the same round with every note on a line of its own, for a narrow column
+    assert at.code[1].value == code_lesson.annotated_source(
+        ui.models.get_scenario(default_drafter(), WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, ui.settings.DEFAULT_SEED),
+        apart=True)
     # the loop around the function, as the engine runs it: drafting, one target pass, the caches
     # cut back to what stands
-    loop = [c.value.strip() for c in at.code[len(code_lesson.SHOWN):]]
+    loop = [c.value.strip() for c in at.code[len(code_lesson.SHOWN) + 1:]]  # after the round's two copies
     assert loop == [inspect.getsource(fn).strip() for fn in (engine.iter_speculative, engine.run_round,
                                                              engine.propose, engine.verify, engine.crop)]
     assert "crop(target_cache, len(context) - 1)" in loop[0]

@@ -25,10 +25,9 @@ def render() -> None:
                 "is used, not wasted. Leviathan et al. write p for the target and q for the draft, as "
                 "here; Chen et al. swap the two letters.")
     # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
-    # cannot scroll sideways, gets them, with every note on a line of its own so that few lines
-    # are long enough to wrap; elsewhere a long line scrolls and the indentation holds
+    # cannot scroll sideways, gets them; elsewhere a long line scrolls and the indentation holds
     wrap = bool(s.present)
-    st.code(code_lesson.annotated_source(sc, apart=wrap), language="python", wrap_lines=wrap)
+    round_code(code_lesson.annotated_source(sc), code_lesson.annotated_source(sc, apart=True), wrap)
     with st.expander("The helpers it calls"):
         for source in code_lesson.helper_sources():
             st.code(source, language="python", wrap_lines=wrap)
@@ -47,3 +46,20 @@ def render() -> None:
                 "layers that read the target's own hidden states, and check a tree of alternative "
                 "drafts in one pass to keep more tokens per pass (Medusa's faster *typical "
                 "acceptance* gives up exactness; the rule above does not).")
+
+
+def round_code(beside: str, apart: str, wrap: bool) -> None:
+    """The round's source with its values: `beside`, with a lone note at the end of its line,
+    where the page is wide enough for it; `apart`, with every note on a line of its own (few
+    lines long enough to wrap), wrapped, on a projector and in a narrow column, such as a
+    phone's or a page zoomed in, where this round's values would otherwise hide past the edge,
+    a long block's height away from its sideways scroll bar. Both are sent and the page's
+    style shows the one that fits (`ui/style.py`, `round_code`)."""
+    if wrap:
+        st.code(apart, language="python", wrap_lines=True)
+        return
+    with st.container(key="round_code"):
+        with st.container(key="round_code_beside"):
+            st.code(beside, language="python")
+        with st.container(key="round_code_apart"):
+            st.code(apart, language="python", wrap_lines=True)

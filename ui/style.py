@@ -77,10 +77,30 @@ _BASE_CSS = """
 [data-testid="stCode"] .token.string { color: #077d2b !important; }
 [data-testid="stCode"] .token.boolean { color: #157d36 !important; }
 [data-testid="stCode"] .token.number { color: #1c796c !important; }
+/* the code page's round: its notes beside their lines where the column fits them (about 90
+   columns of code), each on a line of its own and wrapped where it does not (ui/code_page.py),
+   in type small enough for its 78 columns to fit down to 12 px (a monospace column is 0.6em,
+   and the block's padding 32 px), so that few lines wrap, which hides their nesting */
+.st-key-round_code { container-type: inline-size; }
+@container (min-width: 800px) { .st-key-round_code_apart { display: none; } }
+@container (max-width: 799.98px) {
+  .st-key-round_code_beside { display: none; }
+  .st-key-round_code_apart code { font-size: clamp(12px, calc((100cqi - 32px) / 46.8), 14px) !important; }
+}
 /* the keyboard's focus, plain to see: Streamlit's ring is a faint 2:1, and its page links and
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,
 label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
+/* high contrast (forced colours) drops a switch's painted track and knob, which leaves only its
+   label: draw them in the system's colours, the track filled while the switch is on */
+@media (forced-colors: active) {
+  label:has(> span > input[role="switch"]) > div:not([data-testid]) {
+    forced-color-adjust: none; border: 2px solid CanvasText; background: Canvas; }
+  label:has(> span > input[role="switch"]) > div:not([data-testid]) > div {
+    forced-color-adjust: none; background: CanvasText; }
+  label:has(> span > input[role="switch"]:checked) > div:not([data-testid]) { background: Highlight; }
+  label:has(> span > input[role="switch"]:checked) > div:not([data-testid]) > div { background: HighlightText; }
+}
 /* a page link's label on one line is cut at the screen's edge (step 5's links on a phone): wrap it */
 [data-testid="stPageLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
 /* the key a button answers to (→ on Next, ← on Back), at the button's own contrast, not faded */

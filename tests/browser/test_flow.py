@@ -1053,3 +1053,46 @@ def test_tokens_wrap_between_chips_on_a_phone(new_context):
     settled(page)
     assert page.evaluate(_SPLIT_CHIPS) == []
     no_exception(page)
+
+
+# the round's code block that shows, its text and whether it scrolls sideways
+_ROUND_CODE = """() => [...document.querySelectorAll('.st-key-round_code pre')]
+  .filter(pre => pre.offsetParent !== null)
+  .map(pre => [pre.innerText, pre.scrollWidth > pre.clientWidth])"""
+
+
+def test_the_code_pages_values_never_hide_past_the_edge(new_context):
+    """A phone, a page zoomed in and a laptop with the sidebar open get the round's notes on
+    lines of their own, wrapped, so that none hides past the block's edge; a wide column gets
+    each lone note at the end of its line, with no line wrapped."""
+    for viewport, apart in ((PHONE, True), ({"width": 1024, "height": 768}, True),
+                            ({"width": 1440, "height": 900}, False)):
+        page = new_context(viewport=viewport).new_page()
+        page.goto("/code")
+        expect(page.locator(".st-key-round_code pre").first).to_be_attached(timeout=FIRST_LOAD_MS)
+        settled(page)
+        (text, scrolls), = page.evaluate(_ROUND_CODE)  # one of the two copies shows
+        assert not scrolls, viewport
+        lines = text.splitlines()
+        assert any("# ◀ #1 " in line and "min(1, " in line for line in lines)  # the first coin flip
+        beside = [line for line in lines if "# ◀" in line and not line.lstrip().startswith("# ◀")]
+        assert bool(beside) != apart, (viewport, beside)
+        page.close()
+
+
+# each sidebar switch's track: its border's width and its fill
+_SWITCH_TRACKS = """() => ['present', 'predict'].map(key => {
+  const track = document.querySelector(`.st-key-${key} label > div:not([data-testid])`);
+  const style = getComputedStyle(track);
+  return [style.borderTopWidth, style.backgroundColor];
+})"""
+
+
+def test_the_switches_show_on_and_off_in_high_contrast(new_context):
+    """Forced colours drop a switch's painted track; the page draws it again, filled when on."""
+    page = new_context(forced_colors="active").new_page()
+    open_walkthrough(page, "?predict=1")
+    settled(page)
+    off, on = page.evaluate(_SWITCH_TRACKS)  # instructor mode off, predict first on
+    assert off[0] == on[0] == "2px"
+    assert off[1] != on[1]
