@@ -37,19 +37,60 @@ def _check(args) -> None:
         check_prompt_text(args.prompt)
 
 
-def _generate(args) -> int:
-    from .engine import generate
+def _say(note: str) -> None:
+    """What the command is doing, for a person at a terminal: a pipe or a log gets only the
+    results."""
+    if sys.stderr.isatty():
+        print(note, file=sys.stderr, flush=True)
+
+
+def _say_if_converting() -> None:
+    from .models import target_is_converted
+
+    if not target_is_converted():
+        _say("Converting Nimbus-large from its GGUF file, once (about a minute)…")
+
+
+def _load(drafter: str, device: str):
     from .models import load_pair
 
+    _say_if_converting()
+    _say(f"Loading Nimbus-large and {drafter}…")
+    return load_pair(drafter, device)
+
+
+class _Echo:
+    """Prints the text as it grows. Held back until a later pass: a character whose bytes
+    are still being written (decoded so far as U+FFFD) and trailing blanks, which the next
+    token's decoding may still change."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer, self.shown = tokenizer, ""
+
+    def __call__(self, ids: list[int]) -> None:
+        text = self.tokenizer.decode(ids, skip_special_tokens=True).rstrip("\ufffd").rstrip()
+        if text.startswith(self.shown):
+            print(text[len(self.shown):], end="", flush=True)
+            self.shown = text
+
+    def finish(self, text: str) -> None:
+        print(text[len(self.shown):] if text.startswith(self.shown) else "\n" + text)
+
+
+def _generate(args) -> int:
+    from .engine import generate
+
     _check(args)
-    pair = load_pair(args.drafter, args.device)
+    pair = _load(args.drafter, args.device)
+    echo = None if args.json else _Echo(pair.tokenizer)
     result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
-                      args.temperature, args.top_k, args.top_p, args.seed, stop_below=args.stop_below)
+                      args.temperature, args.top_k, args.top_p, args.seed, stop_below=args.stop_below,
+                      as_written=echo)
     if args.json:
         print(json.dumps({"text": result.text, "token_ids": result.token_ids,
                           "origins": result.origins, "stats": result.stats.as_dict()}, indent=2))
     else:
-        print(result.text)
+        echo.finish(result.text)
         s = result.stats
         rate = "acceptance rate of the sure drafts" if args.stop_below else "α"
         kept = f"{s.accepted} of {s.checked} checked drafts kept ({rate} {s.alpha:.2f}), " if s.checked else ""
@@ -61,11 +102,11 @@ def _generate(args) -> int:
 def _bench(args) -> int:
     from .bench import BENCH_PROMPTS, compare_methods
     from .inputs import read_prompts
-    from .models import load_pair
 
     _check(args)
     prompts = read_prompts(args.prompts) if args.prompts else BENCH_PROMPTS
-    pair = load_pair(args.drafter, args.device)
+    pair = _load(args.drafter, args.device)
+    _say(f"Timing {len(prompts)} prompts, {args.repeats} times each, three ways…")
     report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
                              max_new_tokens=args.max_new_tokens, repeats=args.repeats,
                              prompts=prompts, stop_below=args.stop_below)
@@ -76,7 +117,7 @@ def _bench(args) -> int:
 def _quality(args) -> int:
     from .inputs import read_text
     from .catalog import drafter_names, validate_drafter_name
-    from .models import load_pair, pair_with, resolve_device
+    from .models import pair_with, resolve_device
     from .quality import score_text
 
     if "all" in args.drafters and len(args.drafters) > 1:
@@ -89,7 +130,7 @@ def _quality(args) -> int:
         raise ValueError(f"max_tokens must be at least 2; got {args.max_tokens}")
     text = read_text(args.text)
     print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
-    base = load_pair(names[0], args.device)
+    base = _load(names[0], args.device)
     for name in names:  # one target, loaded once, with each drafter in turn
         pair = base if name == names[0] else pair_with(base.target, base.tokenizer, name)
         s = score_text(pair, text, max_tokens=args.max_tokens)
@@ -103,6 +144,7 @@ def _quality(args) -> int:
 def _prepare(args) -> int:
     from .models import load_target
 
+    _say_if_converting()
     load_target("cpu")
     print("Nimbus-large is ready.")
     return 0
@@ -168,6 +210,9 @@ def main(argv=None) -> int:
     except (ValueError, ModelFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: what was printed stays, with one line to say why it ends
+        print("\nstopped (Ctrl-C)", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # the reader stopped early (`| head`): nothing left to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet the final flush
         return 1

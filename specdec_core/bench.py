@@ -6,12 +6,14 @@ on each side alike, so a run that would have ended early does not spread its pro
 over fewer tokens."""
 from __future__ import annotations
 
+import logging
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
 
 from .cpu_linear import row_products_of
-from .engine import encode, generate
+from .engine import check_request, generate, prompt_ids
 from .timing import timed
 
 BENCH_PROMPTS = (
@@ -53,13 +55,34 @@ class BenchReport:
         return "\n".join(lines)
 
 
+class _AssistedCallNotes(logging.Filter):
+    """Drops the two warnings transformers' assisted generation gives about the call it makes
+    to the drafter itself (a generation config beside loose arguments; a min-new-tokens
+    processor passed on as well as built): nothing a caller of `generate` can change."""
+
+    NOTES = ("Passing `generation_config` together with", "MinNewTokensLengthLogitsProcessor")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(note in record.getMessage() for note in self.NOTES)
+
+
+@contextmanager
+def _quiet_assisted_call():
+    log, notes = logging.getLogger("transformers.generation.utils"), _AssistedCallNotes()
+    log.addFilter(notes)
+    try:
+        yield
+    finally:
+        log.removeFilter(notes)
+
+
 @torch.inference_mode()
 def hf_assisted(pair, prompt: str | list[int], max_new_tokens: int, gamma: int, temperature: float, seed: int,
                 stop_below: float = 0.0):
     """transformers' own speculative decoding with the same pair, the same early stop (its
     assistant_confidence_threshold) and end-of-text banned (min_new_tokens, which it passes on to
     the drafter too); (the new token ids, seconds)."""
-    ids = torch.tensor([encode(pair, prompt) if isinstance(prompt, str) else list(prompt)])
+    ids = torch.tensor([prompt_ids(pair, prompt)])
     config = pair.drafter.generation_config
     saved = (config.num_assistant_tokens, config.num_assistant_tokens_schedule,
              config.assistant_confidence_threshold)
@@ -70,7 +93,8 @@ def hf_assisted(pair, prompt: str | list[int], max_new_tokens: int, gamma: int, 
     sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} \
         if temperature > 0 else {"do_sample": False}
     try:
-        with torch.random.fork_rng():  # transformers samples from torch's global generator
+        # transformers samples from torch's global generator
+        with torch.random.fork_rng(), _quiet_assisted_call():
             torch.manual_seed(seed)
             out, seconds = timed(lambda: pair.target.generate(
                 ids.to(pair.device), assistant_model=pair.drafter, max_new_tokens=max_new_tokens,
@@ -106,6 +130,9 @@ def compare_methods(pair, gamma=4, temperature=0.0, max_new_tokens=96, repeats=3
         t.seconds += res.stats.wall_seconds
         t.target_passes += res.stats.target_passes
 
+    for prompt in prompts:  # a request too long for the context is refused before any timing
+        check_request(pair, prompt_ids(pair, prompt), max_new_tokens, "speculative", gamma,
+                      stop_below=stop_below)
     # warm-up: the first call of each side pays its one-time setup outside the timings
     for method in names:
         measure(method, prompts[0], 4, 0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import torch
@@ -268,13 +268,13 @@ def check_prompt_text(prompt) -> None:
     if not isinstance(prompt, str):
         raise ValueError(f"the prompt must be text (generate also takes a list of token ids); "
                          f"got {type(prompt).__name__}")
-    if is_blank(prompt):  # nothing to see, as the app judges it too
-        raise ValueError(EMPTY_PROMPT)
-    try:
+    try:  # first: a prompt of undecodable bytes alone is not an empty one
         prompt.encode("utf-8")
     except UnicodeEncodeError as err:  # undecodable bytes, as Python keeps them from argv
         raise ValueError(f"the prompt is not valid Unicode text (character {err.start}); "
                          "write it as UTF-8") from None
+    if is_blank(prompt):  # nothing to see, as the app judges it too
+        raise ValueError(EMPTY_PROMPT)
 
 
 def encode(pair, prompt: str) -> list[int]:
@@ -282,6 +282,11 @@ def encode(pair, prompt: str) -> list[int]:
     not the control token. A prompt in the chat format is given as token ids."""
     check_prompt_text(prompt)
     return pair.tokenizer(prompt, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+
+
+def prompt_ids(pair, prompt: str | list[int]) -> list[int]:
+    """The token ids of a prompt given as text (see `encode`) or as token ids."""
+    return encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
 
 
 def check_seed(seed) -> None:
@@ -303,15 +308,14 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
     (for timing: transformers' min_new_tokens does the same).
     """
     sampling = Sampling(temperature, top_k, top_p, (pair.tokenizer.eos_token_id,) if suppress_eos else ())
-    prompt_ids = encode(pair, prompt) if isinstance(prompt, str) else as_token_ids(prompt)
-    check_request(pair, prompt_ids, max_new_tokens, method, gamma, draft_noise, stop_below)
+    ids = prompt_ids(pair, prompt)
+    check_request(pair, ids, max_new_tokens, method, gamma, draft_noise, stop_below)
     check_seed(seed)
     rng = np.random.default_rng(seed)
     if method == "target":
-        chunks = iter_target(pair, prompt_ids, max_new_tokens, sampling, rng)
+        chunks = iter_target(pair, ids, max_new_tokens, sampling, rng)
     else:
-        chunks = iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma, draft_noise,
-                                  stop_below)
+        chunks = iter_speculative(pair, ids, max_new_tokens, sampling, rng, gamma, draft_noise, stop_below)
     left, eos = max_new_tokens, pair.tokenizer.eos_token_id
     for chunk in chunks:
         ids = chunk.token_ids[:left]
@@ -324,8 +328,11 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
 
 
 def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
-             top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0, suppress_eos=False) -> Result:
-    """Generate a continuation; see `stream` for the arguments."""
+             top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0, suppress_eos=False,
+             as_written: Callable[[list[int]], None] | None = None) -> Result:
+    """Generate a continuation; see `stream` for the arguments. `as_written`, where given, is
+    called after each target pass with the new token ids so far (to show the text as it grows;
+    its time counts in the run's)."""
     begin = time.perf_counter()
     result = Result([], "", [])
     for chunk in stream(pair, prompt, max_new_tokens, method, gamma, temperature, top_k, top_p, seed,
@@ -335,6 +342,8 @@ def generate(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tem
         result.stats.count(chunk)
         if chunk.record is not None:
             result.rounds.append(chunk.record)
+        if as_written is not None:
+            as_written(result.token_ids)
     result.stats.wall_seconds = time.perf_counter() - begin
     result.text = pair.tokenizer.decode(result.token_ids, skip_special_tokens=True)
     return result

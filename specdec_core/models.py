@@ -58,6 +58,11 @@ def _convert_gguf(dest: Path) -> None:
     save_whole(model, tokenizer, dest)
 
 
+def target_is_converted() -> bool:
+    """Whether the fast-loading copy of Nimbus-large is there (else the next load makes it)."""
+    return (MODEL_CACHE / "nimbus-large" / WEIGHTS).is_file()
+
+
 def load_target(device: str = "cpu"):
     """(model, tokenizer) for Nimbus-large, converting the GGUF on first use."""
     from transformers.utils import logging as hf_logging

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import re
 import subprocess
@@ -12,8 +13,9 @@ import types
 import pytest
 import torch
 
+import specdec_core.bench
 from specdec_core import catalog, models
-from specdec_core.__main__ import main
+from specdec_core.__main__ import _Echo, main
 from specdec_core.bench import compare_methods
 from specdec_core.engine import generate
 from specdec_core.catalog import ROOT
@@ -56,6 +58,52 @@ def test_generate_names_the_acceptance_rate_it_measured(pair, monkeypatch, capsy
            f"{res.stats.alpha:.2f})" in summary, summary
 
 
+def test_generate_prints_the_text_it_wrote(pair):
+    run = cli("generate", "--prompt", PHRASE, "--max-new-tokens", "12", "--temperature", "1", "--seed", "3",
+              "--drafter", "early-exit-6", "--device", "cpu")
+    assert run.returncode == 0, run.stderr
+    res = generate(pair, PHRASE, 12, "speculative", gamma=4, temperature=1, seed=3)
+    assert run.stdout == res.text + "\n"
+    assert run.stderr.startswith("\n[speculative] 12 tokens")  # no loading notes for a pipe
+
+
+def test_generate_shows_the_text_as_it_grows_and_only_whole_characters(pair, capsys):
+    """Each pass's ids so far, as generate hands them on: an emoji's bytes split between tokens
+    are never shown half-written, and the pieces printed add up to the text."""
+    text = "Your café ☕ costs 3 € 😀 — ok"
+    ids = pair.tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert any("\ufffd" in pair.tokenizer.decode(ids[:end]) for end in range(len(ids)))  # split bytes
+    echo = _Echo(pair.tokenizer)
+    for end in range(1, len(ids) + 1):
+        echo(ids[:end])
+        assert "\ufffd" not in capsys.readouterr().out
+    echo.finish(pair.tokenizer.decode(ids))
+    assert echo.shown + capsys.readouterr().out == text + "\n"
+
+
+def test_generate_hands_on_each_pass(pair):
+    seen = []
+    res = generate(pair, PHRASE, 10, "speculative", gamma=3, temperature=1, seed=5,
+                   as_written=lambda ids: seen.append(list(ids)))
+    assert len(seen) == res.stats.target_passes and seen[-1] == res.token_ids
+    assert all(b[:len(a)] == a and len(b) > len(a) for a, b in zip(seen, seen[1:]))
+
+
+def test_ctrl_c_ends_with_one_line(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(models, "load_pair", interrupted)
+    assert main(["generate", "--prompt", PHRASE]) == 130
+    assert capsys.readouterr().err.strip() == "stopped (Ctrl-C)"
+
+
+def test_a_terminal_is_told_what_loads(pair, monkeypatch, capsys):
+    monkeypatch.setattr(models, "load_pair", lambda *args: pair)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["generate", "--prompt", PHRASE, "--max-new-tokens", "2", "--drafter", "early-exit-6"]) == 0
+    assert "Loading Nimbus-large and early-exit-6…" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("stop_below", [0.0, 0.4])
 def test_generate_json_matches_engine(pair, stop_below):
     run = cli("generate", "--prompt", PHRASE, "--max-new-tokens", "8", "--temperature", "0",
@@ -77,6 +125,7 @@ def test_generate_json_matches_engine(pair, stop_below):
     (["--prompt", ""], "the prompt is empty"),
     (["--prompt", "\u200b\u2060 "], "the prompt is empty"),  # shows nothing, as the app judges it
     (["--prompt", "caf\udce9"], "the prompt is not valid Unicode text (character 3)"),
+    (["--prompt", "\udced\udca0\udc80"], "the prompt is not valid Unicode text (character 0)"),  # not "empty"
     (["--prompt", "Hello", "--stop-below", "1.5"],
      "stop_below (the draft's early-stop threshold) must lie in [0, 1]"),
     pytest.param(["--prompt", "Hello", "--device", "cuda"], "asks for a CUDA GPU, but this PyTorch sees none",
@@ -217,6 +266,28 @@ def test_compare_methods_reports_all_three(pair):
         by_hand = (report.totals[a].tokens / report.totals[a].seconds) / \
             (report.totals[b].tokens / report.totals[b].seconds)
         assert ratio == pytest.approx(by_hand, abs=0.006)
+
+
+def test_compare_methods_refuses_a_request_too_long_before_timing_anything(pair, monkeypatch):
+    def timed_anyway(*args, **kwargs):
+        raise AssertionError("timed before the request was checked")
+    monkeypatch.setattr(specdec_core.bench, "hf_assisted", timed_anyway)
+    monkeypatch.setattr(specdec_core.bench, "generate", timed_anyway)
+    with pytest.raises(ValueError, match="is more than the .* tokens a generation may use"):
+        compare_methods(pair, max_new_tokens=100_000, repeats=1, prompts=(PHRASE, "Hi"))
+
+
+def test_only_transformers_notes_on_its_own_assisted_call_are_dropped():
+    log = logging.getLogger("transformers.generation.utils")
+
+    def record(message):
+        return log.makeRecord(log.name, logging.WARNING, __file__, 1, message, None, None)
+    own = [record("Passing `generation_config` together with generation-related arguments=(…)"),
+           record("A custom logits processor of type <class '…MinNewTokensLengthLogitsProcessor'> has …")]
+    other = record("Setting `pad_token_id` to `eos_token_id`")
+    with specdec_core.bench._quiet_assisted_call():
+        assert [bool(log.filter(r)) for r in own] == [False, False] and log.filter(other)
+    assert all(log.filter(r) for r in own)  # only during the call
 
 
 def test_quality_on_a_text_file_matches_score_text(pair, tmp_path):
