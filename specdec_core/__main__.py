@@ -14,10 +14,11 @@ import json
 import os
 import sys
 
-from .catalog import DEFAULT_DRAFTER, ModelFileError, drafter_names
-from .inputs import SCORE_MAX_TOKENS, whole_number
+from .catalog import DEFAULT_DRAFTER, TARGET_LAYERS, ModelFileError, drafter_names
+from .inputs import MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, whole_number
 
-DRAFTER_HELP = f"one of {', '.join(drafter_names())} (default: %(default)s)"
+DRAFTER_HELP = (f"one of {', '.join(drafter_names())}, or early-exit-K for K from 1 to {TARGET_LAYERS - 1} "
+                "(default: %(default)s)")
 DEVICE_HELP = "cpu, cuda, or auto: cuda where there is one (default: %(default)s)"
 
 
@@ -164,9 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--drafter", default=DEFAULT_DRAFTER, help=DRAFTER_HELP)
         p.add_argument("--device", default="auto", help=DEVICE_HELP)
         p.add_argument("--gamma", type=int, default=4,
-                       help="tokens the drafter proposes per round (default: %(default)s)")
+                       help=f"tokens the drafter proposes per round, 1 to {MAX_GAMMA} (default: %(default)s)")
         p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0,
-                       help="0 is greedy (default: %(default)g)")
+                       help=f"0 is greedy; else {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g} "
+                            "(default: %(default)g)")
         ended = ("fewer where Nimbus-large ends the text" if name == "generate"
                  else "every side writes all of them: end-of-text is not drawn")
         p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96,

@@ -20,11 +20,10 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from .inputs import is_blank
+from .inputs import MAX_GAMMA, is_blank
 from .sampling import RoundRecord, sample, speculative_round
 from .warping import Sampling, allowed, is_real, to_distributions
 
-MAX_GAMMA = 16
 METHODS = ("speculative", "target")
 
 

@@ -1,5 +1,6 @@
 """Text and prompts from users: read from their files for checks on text that is not in the
-project, or cut to fit when typed or pasted into the app."""
+project, or cut to fit when typed or pasted into the app; and the limits of the numbers they
+set, light to import, so that a command's help can quote them."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,11 @@ import unicodedata
 from pathlib import Path
 
 SCORE_MAX_TOKENS = 8192  # how much of a user's text quality.score_text reads unless told otherwise
+MAX_GAMMA = 16  # drafts per round
+MAX_TEMPERATURE = 10.0
+# below this a positive temperature is greedy in all but name, and dividing float32 logits by
+# it would overflow (1e-300 is 0 in float32): such a request is refused, not turned into NaN
+MIN_TEMPERATURE = 0.01
 
 
 def is_blank(text: str) -> bool:

@@ -212,7 +212,8 @@ def _restore(name: str) -> str:
                f"{NIMBUS_MINI_NAMES[1]})")
     if (ROOT / ".git").exists():
         return f"Restore it with: `git checkout -- assets/{name}` (or retrain it with: {retrain})"
-    return f"Retrain it with: {retrain}"
+    return (f"Retrain it with: {retrain}. Meanwhile an early exit of Nimbus-large, such as early-exit-4, "
+            "drafts without a file of its own")
 
 
 def _check_finite(model):

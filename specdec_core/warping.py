@@ -20,10 +20,7 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-MAX_TEMPERATURE = 10.0
-# below this a positive temperature is greedy in all but name, and dividing float32 logits by
-# it would overflow (1e-300 is 0 in float32): such a request is refused, not turned into NaN
-MIN_TEMPERATURE = 0.01
+from .inputs import MAX_TEMPERATURE, MIN_TEMPERATURE
 
 
 def is_real(x) -> bool:

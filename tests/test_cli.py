@@ -17,7 +17,9 @@ import specdec_core.bench
 from specdec_core import catalog, models
 from specdec_core.__main__ import _Echo, main
 from specdec_core.bench import compare_methods
-from specdec_core.engine import generate
+from specdec_core.engine import check_settings, generate
+from specdec_core.inputs import MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE
+from specdec_core.warping import Sampling
 from specdec_core.catalog import ROOT
 from specdec_core.quality import score_text
 
@@ -87,6 +89,19 @@ def test_generate_hands_on_each_pass(pair):
                    as_written=lambda ids: seen.append(list(ids)))
     assert len(seen) == res.stats.target_passes and seen[-1] == res.token_ids
     assert all(b[:len(a)] == a and len(b) > len(a) for a, b in zip(seen, seen[1:]))
+
+
+def test_help_quotes_the_limits_the_checks_enforce(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"1 to {MAX_GAMMA} " in text and f"else {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g} " in text
+    assert f"early-exit-K for K from 1 to {catalog.TARGET_LAYERS - 1} " in text
+    catalog.validate_drafter_name(f"early-exit-{catalog.TARGET_LAYERS - 1}")
+    with pytest.raises(ValueError, match=f"from 1 to {MAX_GAMMA}; got {MAX_GAMMA + 1}"):
+        check_settings(8, "speculative", MAX_GAMMA + 1)
+    with pytest.raises(ValueError, match="temperature must be"):
+        Sampling(MAX_TEMPERATURE * 1.01)
 
 
 def test_ctrl_c_ends_with_one_line(monkeypatch, capsys):
