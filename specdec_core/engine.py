@@ -307,14 +307,14 @@ def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, tempe
     (for timing: transformers' min_new_tokens does the same).
     """
     sampling = Sampling(temperature, top_k, top_p, (pair.tokenizer.eos_token_id,) if suppress_eos else ())
-    ids = prompt_ids(pair, prompt)
-    check_request(pair, ids, max_new_tokens, method, gamma, draft_noise, stop_below)
+    start = prompt_ids(pair, prompt)
+    check_request(pair, start, max_new_tokens, method, gamma, draft_noise, stop_below)
     check_seed(seed)
     rng = np.random.default_rng(seed)
     if method == "target":
-        chunks = iter_target(pair, ids, max_new_tokens, sampling, rng)
+        chunks = iter_target(pair, start, max_new_tokens, sampling, rng)
     else:
-        chunks = iter_speculative(pair, ids, max_new_tokens, sampling, rng, gamma, draft_noise, stop_below)
+        chunks = iter_speculative(pair, start, max_new_tokens, sampling, rng, gamma, draft_noise, stop_below)
     left, eos = max_new_tokens, pair.tokenizer.eos_token_id
     for chunk in chunks:
         ids = chunk.token_ids[:left]
