@@ -210,7 +210,9 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     flips = [c for c in checks[:shown]]
     fig.add_scatter(y=[labels[c.position] for c in flips], x=[c.u for c in flips], mode="markers+text",
                     marker={"symbol": "diamond", "size": 16, "color": U_COLOR}, name="coin flip u",
-                    text=[f"u = {draw_text(c.u)}" for c in flips],
+                    # as the chart's text alternative says it: with the decimals that tell u
+                    # from its line where two would not ("u = 0.009" against 0.0107)
+                    text=[f"u = {coin_pair(c.u, c.accept_prob)[0]}" for c in flips],
                     # each label on the side of the wider half: in instructor mode's large type
                     # on a phone, "u = 0.62" to the right of its mark ran past the axis
                     textposition=["middle left" if c.u > 0.5 else "middle right" for c in flips],

@@ -26,6 +26,7 @@ import lessons.race_record
 import lessons.scenario
 import lessons.speed_story
 import lessons.thread
+import lessons.wording
 import specdec_core.models
 import specdec_core.quality
 import ui.display
@@ -855,6 +856,9 @@ def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
     assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
     greedy = page("playground", temperature="0")
     assert any(c.value.endswith("Checked against it, it is.") for c in greedy.caption)
+    # a sampled text may come out otherwise on another machine; a greedy one only at a near tie
+    assert clean.caption[-1].value.endswith(lessons.wording.OTHER_MACHINES)
+    assert not any(lessons.wording.OTHER_MACHINES in c.value for c in greedy.caption)
     # top-p changes nothing at temperature 0, so it cannot be moved there
     assert greedy.slider(key="top_p").disabled and not clean.slider(key="top_p").disabled
 
@@ -883,6 +887,7 @@ def test_thread_page_shows_target_pass_metrics(pair_named):
     assert metrics["Tokens per target pass"] == f"{tokens / passes:.2f}"
     assert len(at.chat_message) == 2
     assert at.caption[-1].value.startswith(f"γ = {lessons.thread.REPLY_GAMMA}, temperature {lessons.thread.REPLY_TEMPERATURE}")
+    assert lessons.thread.REPLY_TEMPERATURE > 0 and at.caption[-1].value.endswith(lessons.wording.OTHER_MACHINES)
 
 
 def test_so_what_page_runs():

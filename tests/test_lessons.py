@@ -227,6 +227,11 @@ def test_coin_chart_shows_every_flip(rejected):
     chart = figures.coin_chart(dataclasses.replace(sc, record=dataclasses.replace(sc.record, checks=moved)))
     (flips,) = [t for t in chart.figure.data if t.type == "scatter"]
     assert list(flips.textposition) == ["middle left", "middle right"]
+    # a u close to its line is labelled with the decimals the text alternative gives it
+    close = (dataclasses.replace(checks[0], u=0.0093, accept_prob=0.0107),)
+    chart = figures.coin_chart(dataclasses.replace(sc, record=dataclasses.replace(sc.record, checks=close)))
+    (flips,) = [t for t in chart.figure.data if t.type == "scatter"]
+    assert list(flips.text) == ["u = 0.009"] and "u = 0.009" in chart.alt
 
 
 def test_coin_chart_reveal_zero_hides_every_u(rejected):

@@ -11,7 +11,7 @@ from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, ga
                                 same_text_note, short_bonus_note, short_rounds_note, short_text_note,
                                 steady_alpha_note, summarize)
 from lessons.speed_story import TABLE_SAMPLING, sampled_as_table, saved_verify_costs
-from lessons.wording import counted
+from lessons.wording import OTHER_MACHINES, counted
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
@@ -228,4 +228,6 @@ def render() -> None:
                "The measured figures count one short text: another seed moves them by a few "
                f"tenths{gamma_gain_clause(alpha)}. A new γ also changes every draw after the first few "
                "drafted tokens. The closed form shows the trend; try a few seeds "
-               f"({settings.in_the_sidebar()}) to see the spread.")
+               f"({settings.in_the_sidebar()}) to see the spread."
+               # at 0 only a near tie could tip elsewhere, as the note on the same text says
+               + (f" {OTHER_MACHINES}" if s.temperature > 0 else ""))

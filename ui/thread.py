@@ -6,7 +6,7 @@ import streamlit as st
 
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_passes
-from lessons.wording import counted
+from lessons.wording import OTHER_MACHINES, counted
 from specdec_core.inputs import is_blank
 
 from . import settings
@@ -38,7 +38,7 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
         so_far(counted(tokens, "token"), whole)
         metric_row({"label": "Target passes, speculative", "value": passes},
                    {"label": "Target passes, Nimbus-large alone", "value": tokens,
-                    "help": "One pass per token"},
+                    "help": "Counted, not run: alone, Nimbus-large makes one pass per token"},
                    {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
         st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
                    f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of "
@@ -46,7 +46,8 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
                    "this reply; α depends on the temperature, and the drafter table on the So what page "
                    "is at 1). A draft after a rejection is never checked; the key under the reply names "
                    "each token's colour. A model this small sometimes repeats itself; such a "
-                   "loop comes from Nimbus-large's own distribution, which the pair samples exactly.")
+                   "loop comes from Nimbus-large's own distribution, which the pair samples exactly. "
+                   f"{OTHER_MACHINES}")
 
 
 def reply_to(question: str, bubble, figures) -> Reply:
