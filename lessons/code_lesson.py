@@ -89,15 +89,22 @@ def annotate(source: str, sc: Scenario) -> list[tuple[str, list[str]]]:
     return rows
 
 
+# the widest line with a note beside it: the code page shows that layout only in a column that
+# holds this many (ui/style.py, round_code)
+BESIDE_COLUMNS = 90
+
+
 def annotated_source(sc: Scenario, apart: bool = False) -> str:
-    """The source with this round's values as comments: one note trails its line; several
-    follow it, one comment line each, at the indentation of the code that follows (a line
-    that opens a block, such as a `for`, is followed by its body). `apart`: every note on a
-    line of its own (a projector's large type would wrap a trailing note back to the margin)."""
+    """The source with this round's values as comments: one note trails its line, where the two
+    fit in BESIDE_COLUMNS; others follow it, one comment line each, at the indentation of the
+    code that follows (a line that opens a block, such as a `for`, is followed by its body).
+    `apart`: every note on a line of its own (a projector's large type would wrap a trailing
+    note back to the margin)."""
     out = []
     for line, notes in annotate(round_source(), sc):
-        if len(notes) == 1 and not apart:
-            out.append(f"{line}    # ◀ {notes[0]}")
+        beside = f"{line}    # ◀ {notes[0]}" if len(notes) == 1 else ""
+        if beside and len(beside) <= BESIDE_COLUMNS and not apart:
+            out.append(beside)
             continue
         out.append(line)
         indent = line[: len(line) - len(line.lstrip())] + ("    " if line.rstrip().endswith(":") else "")

@@ -9,11 +9,11 @@ from specdec_core.inputs import clip_prompt, is_blank
 # why greedy decoding may still differ between two ways of writing the same text
 ROUNDING_TIE = "two tokens score so nearly alike that rounding tips the choice"
 # why a link's sampled text is the same for everyone on one server but may not be elsewhere
-OTHER_MACHINES = ("This link writes this same text for everyone on this server. Another machine, or "
-                  "this one after a restart, may write a different text from the same seed: a draw "
+OTHER_MACHINES = ("These settings write this same text for everyone on this server. Another machine, "
+                  "or this one after a restart, may write a different text from the same seed: a draw "
                   "that falls near the edge between two tokens turns on the last digits of the "
-                  "models' scores, and those depend on the matrix products chosen each time the "
-                  "models load.")
+                  "models' scores, and those depend on the matrix products the machine uses (on a "
+                  "CPU, chosen anew each time the models load).")
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

@@ -61,9 +61,10 @@ def _load(drafter: str, device: str):
 
 
 class _Echo:
-    """Prints the text as it grows. Held back until a later pass: a character whose bytes
-    are still being written (decoded so far as U+FFFD) and trailing blanks, which the next
-    token's decoding may still change."""
+    """Prints the text as it grows, for a person at a terminal (a pipe or a file gets the text
+    once, whole). Held back until a later pass: a character whose bytes are still being written
+    (decoded so far as U+FFFD) and trailing blanks, which the next token's decoding may still
+    change."""
 
     def __init__(self, tokenizer):
         self.tokenizer, self.shown = tokenizer, ""
@@ -83,7 +84,7 @@ def _generate(args) -> int:
 
     _check(args)
     pair = _load(args.drafter, args.device)
-    echo = None if args.json else _Echo(pair.tokenizer)
+    echo = _Echo(pair.tokenizer) if sys.stdout.isatty() and not args.json else None
     result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
                       args.temperature, args.top_k, args.top_p, args.seed, stop_below=args.stop_below,
                       as_written=echo)
@@ -91,7 +92,10 @@ def _generate(args) -> int:
         print(json.dumps({"text": result.text, "token_ids": result.token_ids,
                           "origins": result.origins, "stats": result.stats.as_dict()}, indent=2))
     else:
-        echo.finish(result.text)
+        if echo:
+            echo.finish(result.text)
+        else:
+            print(result.text)
         s = result.stats
         rate = "acceptance rate of the sure drafts" if args.stop_below else "α"
         kept = f"{s.accepted} of {s.checked} checked drafts kept ({rate} {s.alpha:.2f}), " if s.checked else ""

@@ -210,10 +210,11 @@ def _restore(name: str) -> str:
     else by training it again."""
     retrain = (f"`make drafter` (73 to 95 minutes on 2 cores; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
                f"{NIMBUS_MINI_NAMES[1]})")
+    meanwhile = ("Meanwhile an early exit of Nimbus-large, such as early-exit-4 (the app's Draft model "
+                 "menu, or `--drafter early-exit-4`), drafts without a file of its own.")
     if (ROOT / ".git").exists():
-        return f"Restore it with: `git checkout -- assets/{name}` (or retrain it with: {retrain})"
-    return (f"Retrain it with: {retrain}. Meanwhile an early exit of Nimbus-large, such as early-exit-4, "
-            "drafts without a file of its own")
+        return f"Restore it with: `git checkout -- assets/{name}` (or retrain it with: {retrain}). {meanwhile}"
+    return f"Retrain it with: {retrain}. {meanwhile}"
 
 
 def _check_finite(model):

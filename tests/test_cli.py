@@ -75,12 +75,13 @@ def test_generate_shows_the_text_as_it_grows_and_only_whole_characters(pair, cap
     text = "Your café ☕ costs 3 € 😀 — ok"
     ids = pair.tokenizer(text, add_special_tokens=False)["input_ids"]
     assert any("\ufffd" in pair.tokenizer.decode(ids[:end]) for end in range(len(ids)))  # split bytes
-    echo = _Echo(pair.tokenizer)
+    echo, printed = _Echo(pair.tokenizer), ""
     for end in range(1, len(ids) + 1):
         echo(ids[:end])
-        assert "\ufffd" not in capsys.readouterr().out
+        printed += capsys.readouterr().out
+        assert "\ufffd" not in printed and text.startswith(printed)
     echo.finish(pair.tokenizer.decode(ids))
-    assert echo.shown + capsys.readouterr().out == text + "\n"
+    assert printed + capsys.readouterr().out == text + "\n"
 
 
 def test_generate_hands_on_each_pass(pair):

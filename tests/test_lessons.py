@@ -840,6 +840,19 @@ def test_annotate_marks_the_check_line_with_u(rejected):
     assert len(apart[at + 1]) - len(apart[at + 1].lstrip()) == len(body) - len(body.lstrip())
 
 
+def test_a_lone_note_too_long_to_stand_beside_its_line_gets_a_line_of_its_own():
+    """A round that rejects its first draft has one coin flip: its note beside the check's line
+    would run past the columns the code page gives that layout."""
+    sc = make_scenario(drafts=(2, 1, 6), q_rows=[[1, 1, 4, 1, 1, 0.5, 0.5, 0]] * 3,
+                       p_rows=[[3, 1, 0, 3, 2, 0.5, 0.5, 0]] * 4)
+    assert len(sc.record.checks) == 1 and not sc.record.checks[0].accepted
+    lines = code_lesson.annotated_source(sc).splitlines()
+    assert max(map(len, lines)) <= code_lesson.BESIDE_COLUMNS
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("check = check_draft("))
+    assert "◀" not in lines[at] and lines[at + 1].lstrip().startswith("# ◀ #1 ")
+    assert any(not line.lstrip().startswith("#") and "    # ◀ " in line for line in lines)  # others beside
+
+
 def test_annotate_bonus_round(all_kept):
     text = code_lesson.annotated_source(all_kept)
     assert "not reached: every draft was kept" in text

@@ -371,8 +371,9 @@ def test_outside_a_checkout_a_broken_drafter_names_the_retraining(pair, fake_ass
     with pytest.raises(ModelFileError, match=r"unreadable .*Retrain it with: `make drafter`") as err:
         load_drafter("nimbus-mini", pair.target)
     assert "git" not in str(err.value)
-    assert str(err.value).endswith("Meanwhile an early exit of Nimbus-large, such as early-exit-4, drafts "
-                                   "without a file of its own")
+    assert str(err.value).endswith("Meanwhile an early exit of Nimbus-large, such as early-exit-4 (the app's "
+                                   "Draft model menu, or `--drafter early-exit-4`), drafts without a file of "
+                                   "its own.")
     load_drafter("early-exit-4", pair.target)  # as it says
 
 

@@ -25,7 +25,8 @@ def render() -> None:
                 "is used, not wasted. Leviathan et al. write p for the target and q for the draft, as "
                 "here; Chen et al. swap the two letters.")
     # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
-    # cannot scroll sideways, gets them; elsewhere a long line scrolls and the indentation holds
+    # cannot scroll sideways, gets them (and a narrow column, for the round: see round_code);
+    # elsewhere a long line scrolls and the indentation holds
     wrap = bool(s.present)
     round_code(code_lesson.annotated_source(sc), code_lesson.annotated_source(sc, apart=True), wrap)
     with st.expander("The helpers it calls"):

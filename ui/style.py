@@ -77,8 +77,9 @@ _BASE_CSS = """
 [data-testid="stCode"] .token.string { color: #077d2b !important; }
 [data-testid="stCode"] .token.boolean { color: #157d36 !important; }
 [data-testid="stCode"] .token.number { color: #1c796c !important; }
-/* the code page's round: its notes beside their lines where the column fits them (about 90
-   columns of code), each on a line of its own and wrapped where it does not (ui/code_page.py),
+/* the code page's round: its notes beside their lines where the column fits them (90 columns
+   of code, lessons/code_lesson.BESIDE_COLUMNS, at 0.6 of 14 px each and 32 px of padding), each on
+   a line of its own and wrapped where it does not (ui/code_page.py),
    in type small enough for its 78 columns to fit down to 12 px (a monospace column is 0.6em,
    and the block's padding 32 px), so that few lines wrap, which hides their nesting */
 .st-key-round_code { container-type: inline-size; }
