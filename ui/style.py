@@ -82,7 +82,7 @@ _BASE_CSS = """
    a line of its own and wrapped where it does not (ui/code_page.py),
    in type small enough for its 78 columns to fit down to 12 px (a monospace column is 0.6em,
    and the block's padding 32 px), so that few lines wrap, which hides their nesting */
-.st-key-round_code { container-type: inline-size; }
+.st-key-round_code { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */
 @container (min-width: 800px) { .st-key-round_code_apart { display: none; } }
 @container (max-width: 799.98px) {
   .st-key-round_code_beside { display: none; }
@@ -101,6 +101,12 @@ label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !impo
     forced-color-adjust: none; background: CanvasText; }
   label:has(> span > input[role="switch"]:checked) > div:not([data-testid]) { background: Highlight; }
   label:has(> span > input[role="switch"]:checked) > div:not([data-testid]) > div { background: HighlightText; }
+  /* and a slider's track and knob, the knob greyed where the slider is disabled */
+  [data-testid="stSlider"] [role="group"] > div > div:first-child {
+    forced-color-adjust: none; background: GrayText; }
+  [data-testid="stSlider"] [role="group"] > div > div:has(> div > input[type="range"]) {
+    forced-color-adjust: none; background: CanvasText; }
+  [data-testid="stSlider"] [role="group"] > div > div:has(> div > input[type="range"]:disabled) { background: GrayText; }
 }
 /* a page link's label on one line is cut at the screen's edge (step 5's links on a phone): wrap it */
 [data-testid="stPageLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }

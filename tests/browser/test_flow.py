@@ -1088,11 +1088,24 @@ _SWITCH_TRACKS = """() => ['present', 'predict'].map(key => {
 })"""
 
 
-def test_the_switches_show_on_and_off_in_high_contrast(new_context):
-    """Forced colours drop a switch's painted track; the page draws it again, filled when on."""
+def test_the_switches_and_sliders_show_in_high_contrast(new_context):
+    """Forced colours drop a switch's painted track and a slider's knob; the page draws them
+    again, a switch filled when on, a knob greyed when disabled."""
     page = new_context(forced_colors="active").new_page()
     open_walkthrough(page, "?predict=1")
     settled(page)
     off, on = page.evaluate(_SWITCH_TRACKS)  # instructor mode off, predict first on
     assert off[0] == on[0] == "2px"
     assert off[1] != on[1]
+    # and the sliders' knobs, greyed where disabled (top-p at temperature 0)
+    open_playground(page, "?temperature=0")
+    knobs = page.evaluate(_SLIDER_KNOBS)
+    assert "rgba(0, 0, 0, 0)" not in knobs.values(), knobs
+    assert knobs["top_p"] != knobs["gamma"] == knobs["noise"], knobs
+
+
+# each playground slider's knob: its fill
+_SLIDER_KNOBS = """() => Object.fromEntries(['noise', 'gamma', 'top_p'].map(key => {
+  const input = document.querySelector(`.st-key-${key} input[type="range"]`);
+  return [key, getComputedStyle(input.parentElement.parentElement).backgroundColor];
+}))"""
