@@ -1064,7 +1064,7 @@ _ROUND_CODE = """() => [...document.querySelectorAll('.st-key-round_code pre')]
 def test_the_code_pages_values_never_hide_past_the_edge(new_context):
     """A phone, a page zoomed in and a laptop with the sidebar open get the round's notes on
     lines of their own, wrapped, so that none hides past the block's edge; a wide column gets
-    each lone note at the end of its line, with no line wrapped."""
+    each lone note that fits at the end of its line, and still no line past the edge."""
     for viewport, apart in ((PHONE, True), ({"width": 1024, "height": 768}, True),
                             ({"width": 1440, "height": 900}, False)):
         page = new_context(viewport=viewport).new_page()
