@@ -77,11 +77,10 @@ _BASE_CSS = """
 [data-testid="stCode"] .token.string { color: #077d2b !important; }
 [data-testid="stCode"] .token.boolean { color: #157d36 !important; }
 [data-testid="stCode"] .token.number { color: #1c796c !important; }
-/* the code page's round: its notes beside their lines where the column fits them (90 columns
-   of code, lessons/code_lesson.BESIDE_COLUMNS, at 0.6 of 14 px each and 32 px of padding), each on
-   a line of its own and wrapped where it does not (ui/code_page.py),
-   in type small enough for its 78 columns to fit down to 12 px (a monospace column is 0.6em,
-   and the block's padding 32 px), so that few lines wrap, which hides their nesting */
+/* the code page's round (ui/code_page.py): its notes beside their lines where the column holds
+   90 columns of code (lessons/code_lesson.BESIDE_COLUMNS: a monospace column is 0.6em, 8.4 px at
+   14 px, and the block's padding 32 px); elsewhere each note on a line of its own, wrapped, in
+   type that fits about 78 columns, down to 12 px, so that few lines wrap and hide their nesting */
 .st-key-round_code { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */
 @container (min-width: 800px) { .st-key-round_code_apart { display: none; } }
 @container (max-width: 799.98px) {
