@@ -1098,11 +1098,16 @@ def test_the_switches_and_sliders_show_in_high_contrast(new_context):
     page = new_context(forced_colors="active").new_page()
     open_walkthrough(page, "?predict=1")
     settled(page)
+    # the style sheet and the switches' states may land a moment after the run ends
+    page.wait_for_function(f"() => {{ const [off, on] = ({_SWITCH_TRACKS})(); "
+                           "return off[0] === '2px' && off[1] !== on[1]; }", timeout=RUN_MS, polling=200)
     off, on = page.evaluate(_SWITCH_TRACKS)  # instructor mode off, predict first on
     assert off[0] == on[0] == "2px"
     assert off[1] != on[1]
     # and the sliders' knobs, greyed where disabled (top-p at temperature 0)
     open_playground(page, "?temperature=0")
+    page.wait_for_function(f"() => {{ const k = ({_SLIDER_KNOBS})(); "
+                           "return k.top_p !== k.gamma && k.gamma === k.noise; }", timeout=RUN_MS, polling=200)
     knobs = page.evaluate(_SLIDER_KNOBS)
     assert "rgba(0, 0, 0, 0)" not in knobs.values(), knobs
     assert knobs["top_p"] != knobs["gamma"] == knobs["noise"], knobs
