@@ -14,8 +14,10 @@ import json
 import os
 import sys
 
-from .catalog import DEFAULT_DRAFTER, TARGET_LAYERS, ModelFileError, drafter_names
-from .inputs import MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, whole_number
+from .catalog import DEFAULT_DRAFTER, TARGET_LAYERS, ModelFileError, drafter_names, validate_drafter_name
+from .checks import check_device_name, check_prompt_text, check_sampling, check_settings
+from .inputs import (MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, read_prompts, read_text,
+                     whole_number)
 
 DRAFTER_HELP = (f"one of {', '.join(drafter_names())}, or early-exit-K for K from 1 to {TARGET_LAYERS - 1} "
                 "(default: %(default)s)")
@@ -23,15 +25,10 @@ DEVICE_HELP = "cpu, cuda, or auto: cuda where there is one (default: %(default)s
 
 
 def _check(args) -> None:
-    """Refuse bad settings before spending seconds on loading the models."""
-    from .engine import check_prompt_text, check_settings
-    from .catalog import validate_drafter_name
-    from .models import resolve_device
-    from .warping import Sampling
-
-    Sampling(args.temperature, getattr(args, "top_k", 0), getattr(args, "top_p", 1.0))
+    """Refuse bad settings at once: before torch is imported, and before the models load."""
+    check_sampling(args.temperature, getattr(args, "top_k", 0), getattr(args, "top_p", 1.0))
     validate_drafter_name(args.drafter)
-    resolve_device(args.device)
+    check_device_name(args.device)
     check_settings(args.max_new_tokens, getattr(args, "method", "speculative"), args.gamma,
                    stop_below=args.stop_below)
     if hasattr(args, "prompt"):
@@ -80,9 +77,9 @@ class _Echo:
 
 
 def _generate(args) -> int:
-    from .engine import generate
-
     _check(args)
+    from .engine import generate  # torch: only once everything checks out
+
     pair = _load(args.drafter, args.device)
     echo = _Echo(pair.tokenizer) if sys.stdout.isatty() and not args.json else None
     result = generate(pair, args.prompt, args.max_new_tokens, args.method, args.gamma,
@@ -105,11 +102,11 @@ def _generate(args) -> int:
 
 
 def _bench(args) -> int:
-    from .bench import BENCH_PROMPTS, compare_methods
-    from .inputs import read_prompts
-
     _check(args)
-    prompts = read_prompts(args.prompts) if args.prompts else BENCH_PROMPTS
+    mine = read_prompts(args.prompts) if args.prompts else None  # a bad file is refused at once too
+    from .bench import BENCH_PROMPTS, compare_methods  # torch: only once everything checks out
+
+    prompts = mine or BENCH_PROMPTS
     pair = _load(args.drafter, args.device)
     _say(f"Timing {len(prompts)} prompts, {args.repeats} times each, three ways…")
     report = compare_methods(pair, gamma=args.gamma, temperature=args.temperature,
@@ -120,20 +117,18 @@ def _bench(args) -> int:
 
 
 def _quality(args) -> int:
-    from .inputs import read_text
-    from .catalog import drafter_names, validate_drafter_name
-    from .models import pair_with, resolve_device
-    from .quality import score_text
-
     if "all" in args.drafters and len(args.drafters) > 1:
         raise ValueError("'all' stands alone: give --drafters all, or a list of drafter names")
     names = drafter_names() if args.drafters == ["all"] else list(dict.fromkeys(args.drafters))
     for name in names:
         validate_drafter_name(name)
-    resolve_device(args.device)
+    check_device_name(args.device)
     if args.max_tokens < 2:
         raise ValueError(f"max_tokens must be at least 2; got {args.max_tokens}")
     text = read_text(args.text)
+    from .models import pair_with  # torch: only once everything checks out
+    from .quality import score_text
+
     print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
     base = _load(names[0], args.device)
     for name in names:  # one target, loaded once, with each drafter in turn

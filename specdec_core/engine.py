@@ -20,11 +20,10 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from .inputs import MAX_GAMMA, is_blank
+from .checks import EMPTY_PROMPT, check_prompt_text, check_settings
+from .inputs import MAX_GAMMA
 from .sampling import RoundRecord, sample, speculative_round
-from .warping import Sampling, allowed, is_real, to_distributions
-
-METHODS = ("speculative", "target")
+from .warping import Sampling, allowed, to_distributions
 
 
 @dataclass(frozen=True)
@@ -218,31 +217,6 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
         yield Chunk(record.tokens, tuple(origins_of(record)), record)
 
 
-def is_probability(x) -> bool:
-    """A real number in [0, 1] (not a bool, not NaN)."""
-    return is_real(x) and 0.0 <= x <= 1.0
-
-
-def check_settings(max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
-    """Refuse settings no generation can use (no pair needed, so a command line can check
-    them before loading the models)."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
-        raise ValueError(f"gamma must be a whole number from 1 to {MAX_GAMMA}; got {gamma!r}")
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) \
-            or max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be a whole number >= 1; got {max_new_tokens!r}")
-    if not is_probability(noise):
-        raise ValueError(f"draft noise must lie in [0, 1]; got {noise!r}")
-    if not is_probability(stop_below):
-        raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
-                         f"got {stop_below!r}")
-
-
-EMPTY_PROMPT = "the prompt is empty: give the model some text to continue"
-
-
 def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
     check_settings(max_new_tokens, method, gamma, noise, stop_below)
     if not prompt_ids:
@@ -261,19 +235,6 @@ def as_token_ids(prompt) -> list[int]:
     if ids.size and (ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer)):
         raise ValueError("a prompt given as token ids must be a flat list of integers")
     return [int(t) for t in ids]
-
-
-def check_prompt_text(prompt) -> None:
-    if not isinstance(prompt, str):
-        raise ValueError(f"the prompt must be text (generate also takes a list of token ids); "
-                         f"got {type(prompt).__name__}")
-    try:  # first: a prompt of undecodable bytes alone is not an empty one
-        prompt.encode("utf-8")
-    except UnicodeEncodeError as err:  # undecodable bytes, as Python keeps them from argv
-        raise ValueError(f"the prompt is not valid Unicode text (character {err.start}); "
-                         "write it as UTF-8") from None
-    if is_blank(prompt):  # nothing to see, as the app judges it too
-        raise ValueError(EMPTY_PROMPT)
 
 
 def encode(pair, prompt: str) -> list[int]:

@@ -20,6 +20,7 @@ import torch
 from .catalog import (ASSETS, DEFAULT_DRAFTER, DRAFTER_CONFIG, DRAFTER_WEIGHTS, EARLY_EXIT,
                       MODEL_CACHE, NIMBUS_MINI_NAMES, REINSTALL_COMMAND, ROOT, SETUP_COMMAND,
                       ModelFileError, gguf_path, validate_drafter_name)
+from .checks import check_device_name
 from .cpu_linear import (CALIBRATED_ROWS, choose_row_products, pack_weights, use_cpu_kernels,
                          use_half_weights)
 from .drafters import EarlyExitDrafter, load_nimbus_mini
@@ -229,8 +230,7 @@ def _check_finite(model):
 def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
+    check_device_name(device)
     if device != "cpu" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asks for a CUDA GPU, but this PyTorch sees none; "
                          "use 'cpu' or 'auto'")

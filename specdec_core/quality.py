@@ -18,12 +18,13 @@ import torch
 from transformers import DynamicCache
 
 from .catalog import ASSETS
+from .checks import is_real
 from .engine import add_noise, crop
 from .inputs import SCORE_MAX_TOKENS
 from .results import read_results, reading
 from .sampling import GAMMAS, expected_speedup, overlap
 from .timing import alternate_timings, wait_for
-from .warping import Sampling, is_real, to_distributions
+from .warping import Sampling, to_distributions
 
 QUALITY_FILE = ASSETS / "benchmarks" / "drafters.json"
 COST_CONTEXT = 64  # tokens of cached context before the timed steps and passes

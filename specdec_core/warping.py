@@ -8,7 +8,6 @@ draft exactly when it equals the target's argmax.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,18 +19,7 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-from .inputs import MAX_TEMPERATURE, MIN_TEMPERATURE
-
-
-def is_real(x) -> bool:
-    """A finite real number, Python's or numpy's (not a bool, NaN, infinity, or an integer too
-    large for a float)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-        return False
-    try:
-        return math.isfinite(x)
-    except OverflowError:
-        return False
+from .checks import check_sampling, is_whole
 
 
 @dataclass(frozen=True)
@@ -47,15 +35,9 @@ class Sampling:
 
     def __post_init__(self):
         t, k, p = self.temperature, self.top_k, self.top_p
-        if not is_real(t) or not (t == 0 or MIN_TEMPERATURE <= t <= MAX_TEMPERATURE):
-            raise ValueError(f"temperature must be 0 (greedy) or a number in [{MIN_TEMPERATURE}, "
-                             f"{MAX_TEMPERATURE}]; got {t}")
-        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
-            raise ValueError(f"top_k must be a whole number >= 0 (0 = off); got {k}")
-        if not is_real(p) or not 0 < p <= 1:
-            raise ValueError(f"top_p must lie in (0, 1]; got {p}")
+        check_sampling(t, k, p)
         if not isinstance(self.banned, tuple) or not all(
-                isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in self.banned):
+                is_whole(t) and t >= 0 for t in self.banned):
             raise ValueError(f"banned must be a tuple of token ids; got {self.banned!r}")
         # numpy's numbers (a float32 from an array, say) kept as Python's, which the warpers take
         object.__setattr__(self, "temperature", float(t))

@@ -17,7 +17,8 @@ import specdec_core.bench
 from specdec_core import catalog, models
 from specdec_core.__main__ import _Echo, main
 from specdec_core.bench import compare_methods
-from specdec_core.engine import check_settings, generate
+from specdec_core.checks import check_settings
+from specdec_core.engine import generate
 from specdec_core.inputs import MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE
 from specdec_core.warping import Sampling
 from specdec_core.catalog import ROOT
@@ -205,12 +206,21 @@ def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
 @pytest.mark.parametrize("module, args, code", [
     ("specdec_core", ["--help"], 0), ("specdec_core", ["bench", "--repeats", "0"], 2),
     ("specdec_core", ["quality"], 2), ("specdec_core", ["generate", "--gamma", "x"], 2),
+    # a setting out of range, a blank prompt, a name that is no drafter or device, a missing file
+    ("specdec_core", ["generate", "--prompt", "Hi", "--gamma", str(MAX_GAMMA + 1)], 2),
+    ("specdec_core", ["generate", "--prompt", "Hi", "--temperature", "99"], 2),
+    ("specdec_core", ["generate", "--prompt", "Hi", "--top-p", "0"], 2),
+    ("specdec_core", ["generate", "--prompt", " "], 2),
+    ("specdec_core", ["bench", "--stop-below", "2"], 2),
+    ("specdec_core", ["bench", "--drafter", "nimbus-huge"], 2),
+    ("specdec_core", ["bench", "--prompts", "no-such-file.txt"], 2),
+    ("specdec_core", ["quality", "--text", "no-such-file.txt", "--device", "gpu"], 2),
     ("specdec_core.distill", ["--help"], 0), ("specdec_core.distill", ["train", "--lr", "0"], 2)])
-def test_help_and_usage_errors_come_before_torch_is_imported(module, args, code):
+def test_help_and_refusals_come_before_torch_is_imported(module, args, code):
     """Answers that need no model come at once, not after the seconds torch takes to import."""
     program = (f"import sys\nfrom {module}.__main__ import main\n"
-               f"try:\n    main({args!r})\nexcept SystemExit as end:\n"
-               "    print('exit', end.code, 'torch' in sys.modules, file=sys.stderr)")
+               f"try:\n    code = main({args!r})\nexcept SystemExit as end:\n    code = end.code\n"
+               "print('exit', code, 'torch' in sys.modules, file=sys.stderr)")
     run = python("-c", program)
     assert run.stderr.strip().splitlines()[-1] == f"exit {code} False", run.stderr
 

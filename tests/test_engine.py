@@ -22,9 +22,10 @@ from transformers import DynamicCache
 import specdec_core
 from specdec_core import engine, models, sampling
 from specdec_core.engine import MAX_GAMMA, generate, iter_speculative, stream
+from specdec_core.inputs import MIN_TEMPERATURE
 from specdec_core.models import load_pair
 from specdec_core.sampling import sample, speculative_round
-from specdec_core.warping import MIN_TEMPERATURE, Sampling, to_distributions
+from specdec_core.warping import Sampling, to_distributions
 
 EXPORT = "Your export failed because your"
 STORY = "Once upon a time"
