@@ -21,6 +21,7 @@ from .text import token_text
 WALKTHROUGH_PROMPT = "Your export failed because your"
 WALKTHROUGH_GAMMA = 4
 TOP_N = 8  # alternatives kept per position for the charts
+BONUS_TRIES = 200  # seeds searched for a round that keeps every draft
 
 
 def token_name(labels: dict[int, str], token: int) -> str:
@@ -104,6 +105,19 @@ def pass_seconds(pair, prompt_ids: list[int], drafts: list[int]) -> tuple[float,
     often while other sessions load, and the medians of a busy machine came out in either
     order (a pass over five positions "faster" than one over one)."""
     return quality.pass_seconds(pair, [*prompt_ids, *drafts], len(drafts) + 1, TIMED_TURNS, np.min)
+
+
+def first_bonus_seed(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHROUGH_GAMMA,
+                     tries: int = BONUS_TRIES, sampling: Sampling = Sampling()) -> int | None:
+    """The smallest seed below `tries` whose round keeps every draft, so that its checking pass
+    adds a bonus token; None where no such seed is found. Nimbus-mini keeps all four of its
+    guesses in about one round in seven here, so a few dozen rounds (a second or two) find one;
+    a poor drafter may find none."""
+    prompt_ids = encode(pair, prompt)
+    for seed in range(tries):
+        if first_round(pair, prompt_ids, gamma, sampling, np.random.default_rng(seed)).record.bonus:
+            return seed
+    return None
 
 
 def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHROUGH_GAMMA,

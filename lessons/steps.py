@@ -290,7 +290,8 @@ STEPS = (
          "key-value caches (what each layer stored about the text so far), so the next round "
          "starts from the text that stands (the code page shows where).", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
-         "Replace it with a draw from **r**: for every token, take how much more the target "
+         "Replace it with a draw from **r** (often written p′, the residual distribution): for "
+         "every token, take how much more the target "
          "wanted it than the draft offered, **max(0, p(x) − q(x))**, and divide those amounts by "
          "their total **Z**. Only tokens the draft under-offered (**q < p**) have any weight in r. "
          "Why not simply draw again from p? A token the draft over-offered (**q > p**) already "
@@ -298,7 +299,7 @@ STEPS = (
          f"fresh draw from p would give it more. If {ALL_GUESSES} were kept, there is "
          "nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
-         "token.", _correct_takeaway, all_kept_title="A bonus instead of a correction",
+         "token (Bonus round, below, opens such a round).", _correct_takeaway, all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
                    f"This round kept {ALL_GUESSES}, so there is nothing to correct. A **bonus** "
                    "token is drawn from the **p** the checking pass already gave for the slot after "

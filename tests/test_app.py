@@ -367,6 +367,39 @@ def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     assert draws(other) == before and not has_button(other, "Worked example")
 
 
+def test_bonus_round_opens_nimbus_minis_first_round_that_keeps_every_guess():
+    """From another drafter's round on step 4: Nimbus-mini, at the first seed whose checking pass
+    adds a bonus token; step 4 then tells of the bonus, and the button goes away."""
+    at = page("walkthrough", step="4", drafter="early-exit-4")
+    button(at, "Bonus round").click().run()
+    no_exception(at)
+    seed, drafter = at.session_state["seed"], at.session_state["drafter"]
+    assert drafter == default_drafter() and at.query_params["seed"] == str(seed)
+    rounds = [ui.models.get_scenario(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, n).record
+              for n in range(seed + 1)]
+    assert rounds[-1].bonus and len(rounds[-1].checks) == WALKTHROUGH_GAMMA
+    assert all(c.accepted for c in rounds[-1].checks)
+    assert not any(r.bonus for r in rounds[:-1])  # the first such seed
+    assert step_shown(at) == 4
+    assert "Nothing was rejected: where does the extra token come from?" in [h.value for h in at.header]
+    assert not has_button(at, "Bonus round") and has_button(at, "Worked example")
+    button(at, "Worked example").click().run()
+    assert has_button(at, "Bonus round")
+
+
+def test_bonus_round_says_so_when_no_seed_keeps_every_guess(monkeypatch):
+    monkeypatch.setattr(ui.walkthrough, "bonus_seed", lambda *args: None)
+    at = page("walkthrough", step="4")
+    button(at, "Bonus round").click().run()
+    no_exception(at)
+    assert at.session_state["seed"] == DEFAULT_SEED  # the round stays
+    (warning,) = at.warning
+    assert warning.value.startswith(f"No seed from 0 to {lessons.scenario.BONUS_TRIES - 1} keeps all "
+                                    "four of Nimbus-mini's guesses here")
+    at.run()
+    assert not at.warning  # said once
+
+
 def test_a_link_sets_the_sliders_to_values_they_can_show():
     """A slider's value from a link is the slider's own grid point, even written with the
     rounding noise of a float ("0.30000000000000004" is 0.3)."""

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from lessons.scenario import Scenario, build_scenario, pass_seconds
+from lessons.scenario import Scenario, build_scenario, first_bonus_seed, pass_seconds
 from specdec_core.catalog import ModelFileError
 from specdec_core.engine import encode
 from specdec_core.models import load_target, pair_with, resolve_device
@@ -63,3 +63,9 @@ def get_scenario(drafter: str, prompt: str, gamma: int, seed: int) -> Scenario:
     latest timings."""
     verify, single = _pass_costs(_pair(drafter), prompt, gamma)
     return replace(_round(drafter, prompt, gamma, seed), verify_seconds=verify, single_pass_seconds=single)
+
+
+@st.cache_resource(show_spinner="Looking for a round that keeps every guess…", max_entries=8)
+def bonus_seed(drafter: str, prompt: str, gamma: int) -> int | None:
+    """The first seed whose round keeps every guess (see `first_bonus_seed`), found once per server."""
+    return first_bonus_seed(_pair(drafter), prompt, gamma)

@@ -10,15 +10,15 @@ from streamlit.errors import StreamlitPageNotFoundError
 from lessons import figures
 from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_distance, hidden_shortcuts,
                                 simulate_all, total_variation)
-from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
+from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from lessons.wording import coin_comparison, prob_is, ratio_pair, says
-from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter
+from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter, drafter_label
 from specdec_core.sampling import overlap
 
 from . import focus, frame, keys, screen_reader, settings
 from .display import html_block, metric_row, plain_markdown, plain_text, show_chart
-from .models import get_pair, get_scenario
+from .models import bonus_seed, get_pair, get_scenario
 from .page_list import ICONS
 from .round_line import round_text, sentence, verdict_key
 
@@ -57,6 +57,26 @@ def _worked_example() -> None:
 def _on_worked_example() -> bool:
     s = st.session_state
     return s.seed == settings.DEFAULT_SEED and s.drafter == default_drafter()
+
+
+def _bonus_round() -> None:
+    """Nimbus-mini's first round that keeps all four guesses: found once per server."""
+    s = st.session_state
+    drafter = default_drafter()
+    seed = bonus_seed(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA)
+    if seed is None:
+        s.no_bonus = drafter  # said on the page, where a callback cannot write
+        return
+    s.drafter, s.bonus_seed = drafter, seed
+    _new_round(seed)
+
+
+def _on_bonus_round() -> bool:
+    """Whether this is the round Bonus round opened. Asked of the session, not of the round:
+    on step 3 in predict-first mode the button must not give away whether this round keeps
+    every guess."""
+    s = st.session_state
+    return s.seed == s.get("bonus_seed") and s.drafter == default_drafter()
 
 
 def _new_round(seed: int) -> None:
@@ -106,6 +126,15 @@ def _nav() -> None:
             st.button("Worked example", on_click=_worked_example, icon=":material/undo:",
                       help=f"Back to the round the lesson is written around: Nimbus-mini, seed "
                            f"{settings.DEFAULT_SEED} (two guesses kept, the third corrected)")
+        if not _on_bonus_round():
+            st.button("Bonus round", on_click=_bonus_round, icon=":material/add_circle:",
+                      help="A round in which Nimbus-mini's four guesses are all kept, so that the "
+                           "checking pass adds a bonus token instead of a correction (step 4): the "
+                           "first seed that does. Rare with a weaker draft model")
+    missing = st.session_state.pop("no_bonus", None)
+    if missing:
+        st.warning(f"No seed from 0 to {BONUS_TRIES - 1} keeps all four of {drafter_label(missing)}'s guesses here: "
+                   "try Roll again.", icon=":material/search_off:")
 
 
 def _revealed(sc: Scenario) -> int:
