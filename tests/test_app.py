@@ -860,6 +860,16 @@ def test_code_page_shows_the_running_round_function():
     assert "crop(target_cache, len(context) - 1)" in loop[0]
 
 
+def test_the_code_page_points_to_a_round_that_reaches_the_bonus_line():
+    seed = ui.models.bonus_seed(default_drafter(), WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA)
+    for shown, points in ((DEFAULT_SEED, True), (seed, False)):  # a rejection, then every draft kept
+        at = page("code", seed=str(shown))
+        no_exception(at)
+        bonus_line = next(line for line in at.code[0].value.splitlines() if "emitted.append(sample(p[gamma]" in line)
+        assert ("not reached" in bonus_line) == points
+        assert ("Bonus round" in at.markdown[0].value) == points
+
+
 def test_thread_says_when_a_reply_is_cut(monkeypatch):
     monkeypatch.setattr(lessons.thread, "REPLY_TOKENS", 6)  # far below any reply's own end
     at = page("thread", seed="424242")  # a seed no other test caches a full reply for

@@ -22,8 +22,8 @@ def render() -> None:
                 "Large Language Model Decoding with Speculative Sampling*; both 2023), the function "
                 "keeps the **bonus token** "
                 "(some tutorials drop it): when every draft survives, the target's extra distribution "
-                "is used, not wasted. Leviathan et al. write p for the target and q for the draft, as "
-                "here; Chen et al. swap the two letters.")
+                f"is used, not wasted{_bonus_pointer(sc)}. Leviathan et al. write p for the target and q "
+                "for the draft, as here; Chen et al. swap the two letters.")
     # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
     # cannot scroll sideways, gets them (and a narrow column, for the round: see round_code);
     # elsewhere a long line scrolls and the indentation holds
@@ -47,6 +47,13 @@ def render() -> None:
                 "layers that read the target's own hidden states, and check a tree of alternative "
                 "drafts in one pass to keep more tokens per pass (Medusa's faster *typical "
                 "acceptance* gives up exactness; the rule above does not).")
+
+
+def _bonus_pointer(sc) -> str:
+    """Where to find a round that reaches the bonus line, for a round that does not."""
+    return ("" if sc.record.bonus else
+            " (this round rejected a draft and never reaches that line: the walkthrough's Bonus round "
+            "button opens a round that does)")
 
 
 def round_code(beside: str, apart: str, wrap: bool) -> None:
