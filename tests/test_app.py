@@ -364,6 +364,8 @@ def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     button(other, "Worked example").click().run()
     no_exception(other)
     assert other.session_state["drafter"] == default_drafter() and "drafter" not in other.query_params
+    assert "The worked example drafts with Nimbus-mini, in place of early-exit-4." in [c.value for c in other.caption]
+    other.run()  # said once: then the screen is the worked example's own
     assert draws(other) == before and not has_button(other, "Worked example")
 
 
@@ -375,6 +377,9 @@ def test_bonus_round_opens_nimbus_minis_first_round_that_keeps_every_guess():
     no_exception(at)
     seed, drafter = at.session_state["seed"], at.session_state["drafter"]
     assert drafter == default_drafter() and at.query_params["seed"] == str(seed)
+    # said, as instructor mode hides the sidebar's draft model
+    note = "Bonus round drafts with Nimbus-mini, in place of early-exit-4."
+    assert note in [c.value for c in at.caption]
     rounds = [ui.models.get_scenario(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, n).record
               for n in range(seed + 1)]
     assert rounds[-1].bonus and len(rounds[-1].checks) == WALKTHROUGH_GAMMA
@@ -384,7 +389,7 @@ def test_bonus_round_opens_nimbus_minis_first_round_that_keeps_every_guess():
     assert "Nothing was rejected: where does the extra token come from?" in [h.value for h in at.header]
     assert not has_button(at, "Bonus round") and has_button(at, "Worked example")
     button(at, "Worked example").click().run()
-    assert has_button(at, "Bonus round")
+    assert has_button(at, "Bonus round") and note not in [c.value for c in at.caption]  # said once
 
 
 def test_bonus_round_says_so_when_no_seed_keeps_every_guess(monkeypatch):

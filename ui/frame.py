@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import screen_reader, settings, url_state
+from . import help_icons, screen_reader, settings, url_state
 from .icon import ICON
 from .style import apply_base_styles, apply_presentation
 
@@ -30,6 +30,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     settings.save_shared()  # the link follows the sidebar on every page
     apply_base_styles()
     screen_reader.install()
+    help_icons.install()
     apply_presentation(st.session_state.present, esc=not typing, step_top=step_top)
     st.title(title, anchor=False)  # a link to the page's own top would be one more stop for Tab
     if caption:

@@ -50,8 +50,18 @@ def _roll_again() -> None:
 
 
 def _worked_example() -> None:
-    st.session_state.drafter = default_drafter()
+    _back_to_default_drafter("The worked example")
     _new_round(settings.DEFAULT_SEED)
+
+
+def _back_to_default_drafter(what: str) -> None:
+    """For a round written around Nimbus-mini: the sidebar's draft model goes back to it, said
+    under the round's line where another was chosen (instructor mode hides the sidebar)."""
+    s = st.session_state
+    if s.drafter != default_drafter():
+        mini = drafter_label(default_drafter())
+        s.drafter_note = f"{what} drafts with {mini}, in place of {s.drafter}."
+        s.drafter = default_drafter()
 
 
 def _on_worked_example() -> bool:
@@ -67,7 +77,8 @@ def _bonus_round() -> None:
     if seed is None:
         s.no_bonus = drafter  # said on the page, where a callback cannot write
         return
-    s.drafter, s.bonus_seed = drafter, seed
+    _back_to_default_drafter("Bonus round")
+    s.bonus_seed = seed
     _new_round(seed)
 
 
@@ -108,9 +119,12 @@ def _header(sc: Scenario, number: int, revealed: int | None = None) -> None:
                    unsafe_allow_html=True)
     else:
         st.empty()
+    note = st.session_state.pop("drafter_note", None)  # once, where the last run said which it was
     if sc.drafter != DEFAULT_DRAFTER:
         st.caption(f"The draft model here is **{sc.drafter}**, standing in for Nimbus-mini "
                    f"(change it {settings.in_the_sidebar()}).")
+    elif note:
+        st.caption(note)
 
 
 def _nav() -> None:

@@ -270,6 +270,39 @@ def test_the_step_its_bar_and_the_help_are_told_to_a_screen_reader(page: Page):
     no_exception(page)
 
 
+def test_a_press_on_a_switchs_help_opens_the_help_and_leaves_the_switch(new_context):
+    """Streamlit draws a switch's (?) inside its label, where a click or a tap also flipped the
+    switch: Instructor mode then hid the sidebar the reader was reading. By mouse and by touch
+    (a phone's sidebar, opened first)."""
+    for touch in (False, True):
+        page = new_context(**({"viewport": {"width": 390, "height": 800}, "has_touch": True,
+                               "is_mobile": True} if touch else {})).new_page()
+        page.goto("/?step=3")
+        at_step(page, 3, FIRST_LOAD_MS)
+        if touch:
+            page.get_by_test_id("stExpandSidebarButton").tap()
+        for name, help_text in (("Predict first", "Guess keep or reject"), ("Instructor mode", "Large type")):
+            help_button = page.get_by_role("button", name=f"Help for {name}")
+            help_button.tap() if touch else help_button.click()
+            expect(page.get_by_test_id("stTooltipContent").filter(has_text=help_text)).to_be_visible()
+            page.wait_for_timeout(1_000)  # a flip would have started a run by now
+            settled(page)
+            expect(page.get_by_role("switch", name=name)).not_to_be_checked()
+            expect(page).not_to_have_url(re.compile(r"[?&](predict|present)="))
+            # the help's box away, as a reader moving on takes it (it covers the next switch)
+            foot = page.get_by_test_id("stSidebar").bounding_box()  # nothing to press there
+            x, y = foot["x"] + 10, foot["y"] + foot["height"] - 10
+            page.touchscreen.tap(x, y) if touch else page.mouse.click(x, y)
+            expect(page.get_by_test_id("stTooltipContent")).to_have_count(0)
+        # the switch's label itself still flips it
+        label = page.get_by_test_id("stSidebar").get_by_text("Predict first", exact=True)
+        label.tap() if touch else label.click()
+        expect(page).to_have_url(re.compile(r"[?&]predict=1(&|$)"), timeout=RUN_MS)
+        expect(page.get_by_role("switch", name="Predict first")).to_be_checked()
+        no_exception(page)
+        page.context.close()
+
+
 def test_scenario_link_reproduces_the_screen(new_context):
     seen = []
     for _ in range(2):
