@@ -299,7 +299,8 @@ STEPS = (
          f"fresh draw from p would give it more. If {ALL_GUESSES} were kept, there is "
          "nothing to correct, and the "
          "distribution the same pass gave for the slot after the last guess yields a **bonus** "
-         "token (Bonus round, below, opens such a round).", _correct_takeaway, all_kept_title="A bonus instead of a correction",
+         "token (Bonus round, below, opens such a round).", _correct_takeaway,
+         all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",
                    f"This round kept {ALL_GUESSES}, so there is nothing to correct. A **bonus** "
                    "token is drawn from the **p** the checking pass already gave for the slot after "

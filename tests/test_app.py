@@ -364,7 +364,8 @@ def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     button(other, "Worked example").click().run()
     no_exception(other)
     assert other.session_state["drafter"] == default_drafter() and "drafter" not in other.query_params
-    assert "The worked example drafts with Nimbus-mini, in place of early-exit-4." in [c.value for c in other.caption]
+    said = [c.value for c in other.caption]
+    assert "The worked example drafts with Nimbus-mini, in place of early-exit-4." in said
     other.run()  # said once: then the screen is the worked example's own
     assert draws(other) == before and not has_button(other, "Worked example")
 
@@ -870,7 +871,8 @@ def test_the_code_page_points_to_a_round_that_reaches_the_bonus_line():
     for shown, points in ((DEFAULT_SEED, True), (seed, False)):  # a rejection, then every draft kept
         at = page("code", seed=str(shown))
         no_exception(at)
-        bonus_line = next(line for line in at.code[0].value.splitlines() if "emitted.append(sample(p[gamma]" in line)
+        bonus_line = next(line for line in at.code[0].value.splitlines()
+                          if "emitted.append(sample(p[gamma]" in line)
         assert ("not reached" in bonus_line) == points
         assert ("Bonus round" in at.markdown[0].value) == points
 
