@@ -50,8 +50,9 @@ def _say_if_converting() -> None:
 
 
 def _load(drafter: str, device: str):
-    from .models import load_pair
+    from .models import load_pair, resolve_device
 
+    resolve_device(device)  # a GPU asked for where there is none: refused before any note
     _say_if_converting()
     _say(f"Loading Nimbus-large and {drafter}…")
     return load_pair(drafter, device)
@@ -129,8 +130,8 @@ def _quality(args) -> int:
     from .models import pair_with  # torch: only once everything checks out
     from .quality import score_text
 
-    print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
     base = _load(names[0], args.device)
+    print(f"{'drafter':<20}{'alpha':>7}{'argmax agree':>14}{'positions':>11}")
     for name in names:  # one target, loaded once, with each drafter in turn
         pair = base if name == names[0] else pair_with(base.target, base.tokenizer, name)
         s = score_text(pair, text, max_tokens=args.max_tokens)

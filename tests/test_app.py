@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from streamlit.testing.v1 import AppTest
@@ -45,6 +46,7 @@ from specdec_core.catalog import default_drafter, drafter_names, drafter_vocabul
 from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
+from specdec_core.warping import Sampling
 from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
 from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
@@ -365,7 +367,7 @@ def test_roll_again_changes_the_seed_and_the_worked_example_is_one_click_back():
     no_exception(other)
     assert other.session_state["drafter"] == default_drafter() and "drafter" not in other.query_params
     said = [c.value for c in other.caption]
-    assert "The worked example drafts with Nimbus-mini, in place of early-exit-4." in said
+    assert "“Worked example” switched the draft model to Nimbus-mini, from early-exit-4." in said
     other.run()  # said once: then the screen is the worked example's own
     assert draws(other) == before and not has_button(other, "Worked example")
 
@@ -379,13 +381,16 @@ def test_bonus_round_opens_nimbus_minis_first_round_that_keeps_every_guess():
     seed, drafter = at.session_state["seed"], at.session_state["drafter"]
     assert drafter == default_drafter() and at.query_params["seed"] == str(seed)
     # said, as instructor mode hides the sidebar's draft model
-    note = "Bonus round drafts with Nimbus-mini, in place of early-exit-4."
+    note = "“Bonus round” switched the draft model to Nimbus-mini, from early-exit-4."
     assert note in [c.value for c in at.caption]
-    rounds = [ui.models.get_scenario(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, n).record
-              for n in range(seed + 1)]
-    assert rounds[-1].bonus and len(rounds[-1].checks) == WALKTHROUGH_GAMMA
-    assert all(c.accepted for c in rounds[-1].checks)
-    assert not any(r.bonus for r in rounds[:-1])  # the first such seed
+    shown = ui.models.get_scenario(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, seed).record
+    assert shown.bonus and len(shown.checks) == WALKTHROUGH_GAMMA and all(c.accepted for c in shown.checks)
+    # the first such seed: the rounds of the seeds below it, run as the engine runs a first round
+    # (not through the walkthrough's cache of rounds, which other tests' rounds would leave)
+    pair = ui.models.get_pair(drafter)
+    ids = engine.encode(pair, WALKTHROUGH_PROMPT)
+    assert not any(engine.first_round(pair, ids, WALKTHROUGH_GAMMA, Sampling(),
+                                      np.random.default_rng(n)).record.bonus for n in range(seed))
     assert step_shown(at) == 4
     assert "Nothing was rejected: where does the extra token come from?" in [h.value for h in at.header]
     assert not has_button(at, "Bonus round") and has_button(at, "Worked example")
@@ -404,6 +409,25 @@ def test_bonus_round_says_so_when_no_seed_keeps_every_guess(monkeypatch):
                                     "four of Nimbus-mini's guesses here")
     at.run()
     assert not at.warning  # said once
+
+
+def test_no_bonus_round_without_nimbus_mini(monkeypatch):
+    """Where Nimbus-mini is not shipped, the default drafter is an early exit, which keeps all
+    four guesses too rarely for the search to find a round."""
+    monkeypatch.setattr(ui.walkthrough, "default_drafter", lambda: "early-exit-12")
+    at = page("walkthrough", step="4")
+    no_exception(at)
+    assert has_button(at, "Roll again") and not has_button(at, "Bonus round")
+
+
+def test_bonus_round_with_a_broken_drafter_leaves_its_error_to_the_page(monkeypatch):
+    def broken(*args):
+        raise catalog.ModelFileError("Nimbus-mini's weights are damaged. Fix it with: `make setup`")
+    monkeypatch.setattr(ui.walkthrough, "bonus_seed", broken)
+    at = page("walkthrough", step="4", drafter="early-exit-4")
+    button(at, "Bonus round").click().run()
+    no_exception(at)  # no traceback from the button's callback
+    assert at.session_state["drafter"] == default_drafter() and at.session_state["seed"] == DEFAULT_SEED
 
 
 def test_a_link_sets_the_sliders_to_values_they_can_show():

@@ -159,6 +159,13 @@ def test_bad_input_exits_2_with_one_error_line(args, message):
     assert message in errors[0]
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+@pytest.mark.parametrize("command", [["quality", "--text", "README.md"], ["bench"]])
+def test_a_gpu_asked_for_where_there_is_none_is_refused_before_anything_is_printed(command):
+    run = cli(*command, "--device", "cuda")
+    assert run.stdout == "" and "asks for a CUDA GPU, but this PyTorch sees none" in last_error(run)
+
+
 @pytest.mark.parametrize("argv", [
     ["generate", "--prompt", "Hello", "--drafter", "early-exit-6", "--device", "cpu"],
     ["bench", "--drafter", "early-exit-6", "--device", "cpu"],
@@ -214,7 +221,8 @@ def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     ("specdec_core", ["bench", "--stop-below", "2"], 2),
     ("specdec_core", ["bench", "--drafter", "nimbus-huge"], 2),
     ("specdec_core", ["bench", "--prompts", "no-such-file.txt"], 2),
-    ("specdec_core", ["quality", "--text", "no-such-file.txt", "--device", "gpu"], 2),
+    ("specdec_core", ["quality", "--text", "no-such-file.txt"], 2),
+    ("specdec_core", ["quality", "--text", "README.md", "--device", "gpu"], 2),
     ("specdec_core.distill", ["--help"], 0), ("specdec_core.distill", ["train", "--lr", "0"], 2)])
 def test_help_and_refusals_come_before_torch_is_imported(module, args, code):
     """Answers that need no model come at once, not after the seconds torch takes to import."""

@@ -52,8 +52,8 @@ def render() -> None:
 def _bonus_pointer(sc) -> str:
     """Where to find a round that reaches the bonus line, for a round that does not."""
     return ("" if sc.record.bonus else
-            " (this round rejected a draft and never reaches that line: the walkthrough's Bonus round "
-            "button opens a round that does)")
+            " (this round rejected a draft and never reaches the bonus line below: the walkthrough's "
+            "Bonus round button opens a round that does)")
 
 
 def round_code(beside: str, apart: str, wrap: bool) -> None:

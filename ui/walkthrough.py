@@ -13,7 +13,7 @@ from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_dista
 from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from lessons.wording import coin_comparison, prob_is, ratio_pair, says
-from specdec_core.catalog import DEFAULT_DRAFTER, default_drafter, drafter_label
+from specdec_core.catalog import DEFAULT_DRAFTER, ModelFileError, default_drafter, drafter_label
 from specdec_core.sampling import overlap
 
 from . import focus, frame, keys, screen_reader, settings
@@ -50,17 +50,17 @@ def _roll_again() -> None:
 
 
 def _worked_example() -> None:
-    _back_to_default_drafter("The worked example")
+    _back_to_default_drafter("Worked example")
     _new_round(settings.DEFAULT_SEED)
 
 
-def _back_to_default_drafter(what: str) -> None:
+def _back_to_default_drafter(button: str) -> None:
     """For a round written around Nimbus-mini: the sidebar's draft model goes back to it, said
     under the round's line where another was chosen (instructor mode hides the sidebar)."""
     s = st.session_state
     if s.drafter != default_drafter():
-        mini = drafter_label(default_drafter())
-        s.drafter_note = f"{what} drafts with {mini}, in place of {s.drafter}."
+        s.drafter_note = (f"“{button}” switched the draft model to {drafter_label(default_drafter())}, "
+                          f"from {s.drafter}.")
         s.drafter = default_drafter()
 
 
@@ -73,7 +73,11 @@ def _bonus_round() -> None:
     """Nimbus-mini's first round that keeps all four guesses: found once per server."""
     s = st.session_state
     drafter = default_drafter()
-    seed = bonus_seed(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA)
+    try:
+        seed = bonus_seed(drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA)
+    except ModelFileError:  # the page's own load of the drafter shows the error and its fix
+        s.drafter = drafter
+        return
     if seed is None:
         s.no_bonus = drafter  # said on the page, where a callback cannot write
         return
@@ -140,11 +144,12 @@ def _nav() -> None:
             st.button("Worked example", on_click=_worked_example, icon=":material/undo:",
                       help=f"Back to the round the lesson is written around: Nimbus-mini, seed "
                            f"{settings.DEFAULT_SEED} (two guesses kept, the third corrected)")
-        if not _on_bonus_round():
+        # only with Nimbus-mini shipped: the weaker drafters rarely, if ever, keep all four
+        if default_drafter() == DEFAULT_DRAFTER and not _on_bonus_round():
             st.button("Bonus round", on_click=_bonus_round, icon=":material/add_circle:",
                       help="A round in which Nimbus-mini's four guesses are all kept, so that the "
                            "checking pass adds a bonus token instead of a correction (step 4): the "
-                           "first seed that does (the weaker draft models rarely keep all four)")
+                           "first seed whose round does. The weaker draft models rarely keep all four")
     missing = st.session_state.pop("no_bonus", None)
     if missing:
         st.warning(f"No seed from 0 to {BONUS_TRIES - 1} keeps all four of {drafter_label(missing)}'s "
