@@ -5,6 +5,10 @@ single steps (v = 1 is the ideal the plain closed form assumes).
 
     .venv/bin/python benchmarks/gamma_sweep.py [--drafter nimbus-mini] [--temperature 1.0]
                                                [--prompts FILE]
+    .venv/bin/python benchmarks/gamma_sweep.py --redraw
+
+--redraw measures nothing: it draws gamma_sweep.html again from the saved gamma_sweep.json, as
+the So what page now draws it (after a change to the chart's code).
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
                     chosen_prompts, cpu_products, own_texts, run, write)
 
 from lessons.speed_charts import sweep_chart
+from specdec_core.results import read_results
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number
@@ -28,7 +33,14 @@ def main() -> None:
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--tokens", type=whole_number(1), default=96)
     add_prompts_option(ap)
+    ap.add_argument("--redraw", action="store_true",
+                    help="draw gamma_sweep.html again from the saved gamma_sweep.json; measure nothing")
     args = ap.parse_args()
+    if args.redraw:
+        saved = read_results(RESULTS / "gamma_sweep.json")
+        if saved is None:
+            ap.error(f"no {RESULTS / 'gamma_sweep.json'} to redraw: run the sweep first")
+        return draw(saved)
     custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed
     pair = load_pair(args.drafter)
     products = cpu_products(pair)
@@ -59,9 +71,14 @@ def main() -> None:
         return
     payload = {"drafter": args.drafter, "temperature": args.temperature, "alpha": alpha, "cost_ratio": cost,
                "cpu_products": products, "rows": rows}
-    write("gamma_sweep.json", payload)
-    sweep_chart(payload).figure.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)  # as So what draws it
-    print("wrote", RESULTS / "gamma_sweep.json", RESULTS / "gamma_sweep.html")
+    print("wrote", write("gamma_sweep.json", payload))
+    draw(payload)
+
+
+def draw(payload: dict) -> None:
+    """The sweep's chart as So what draws it, saved as a page of its own."""
+    sweep_chart(payload).figure.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)
+    print("wrote", RESULTS / "gamma_sweep.html")
 
 
 if __name__ == "__main__":

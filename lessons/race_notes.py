@@ -28,14 +28,14 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
               f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
               f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
               f"tokens: {counted:.2f}x by that count.")
-    quiet = ("So what's costs were measured by `make bench` in one quiet run, and a pass's cost on "
-             "this machine moves with its load.")
+    medians = ("So what's costs are medians of many tries that `make bench` timed, and a pass's cost "
+               "on this machine moves with its load.")
     if round(counted, 2) >= 1:
         clocks = "" if raced is None else f" ({raced:.2f}x)"
         return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
-                f"race's own clocks{clocks}: {quiet} Run it again to see how far a race moves.")
+                f"race's own clocks{clocks}: {medians} Run it again to see how far a race moves.")
     apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
-        f" This race's own clocks gave {raced:.2f}x: {quiet}")
+        f" This race's own clocks gave {raced:.2f}x: {medians}")
     fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
     return (f"Why the pair lost, by the costs on the So what page: {worked}{apart} Fewer drafts a "
             f"round, with {fewer}, waste less on guesses the target rejects.")

@@ -79,7 +79,7 @@ def _verify_takeaway(sc: Scenario) -> str:
     every = "the one guess" if sc.gamma == 1 else f"all {sc.gamma} guesses"
     return (f"Timed on this server (fastest of {TIMED_TURNS} tries): one pass of Nimbus-large scored "
             f"{every} plus a bonus slot in {verify} ms, {as_long} a "
-            f"pass over one position ({single} ms).{_quiet_check_cost(sc, ratio)} "
+            f"pass over one position ({single} ms).{_swept_check_cost(sc, ratio)} "
             "If every guess is kept, that one pass buys "
             f"{slots} tokens, which Nimbus-large alone writes in {slots} passes (about {slots} × {single} = "
             f"{slots * single} ms). A rejection ends the round early: the correction still adds a "
@@ -91,16 +91,16 @@ def _verify_takeaway(sc: Scenario) -> str:
 BUSY_GAP = 0.2
 
 
-def _quiet_check_cost(sc: Scenario, ratio: float) -> str:
+def _swept_check_cost(sc: Scenario, ratio: float) -> str:
     """The γ sweep's cost of the pass that checks this round's guesses, where this server's
     timing (`ratio`, in single passes) strays from it: a busy machine times passes unevenly, and
     the module's point, that checking costs little more than one step, holds on a quiet one. The
     sweep ran on a CPU: a GPU's timings are not measured against it."""
-    quiet = saved_verify_costs().get(sc.gamma)
-    if quiet is None or sc.timed_on != "cpu" or abs(ratio - quiet) <= BUSY_GAP:
+    swept = saved_verify_costs().get(sc.gamma)
+    if swept is None or sc.timed_on != "cpu" or abs(ratio - swept) <= BUSY_GAP:
         return ""
-    return (f" A quiet run (the γ sweep on the So what page) timed such a pass at {quiet:.2f} times a "
-            "pass over one position; on a busy server, timings vary from try to try.")
+    return (f" The γ sweep on the So what page, the median of many tries, timed such a pass at "
+            f"{swept:.2f} times a pass over one position; on a busy server, one try strays from that.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
