@@ -37,10 +37,10 @@ def _slanted_token_axis(fig: go.Figure) -> go.Figure:
 
 
 def tick_name(text: str) -> str:
-    """A token's name under its bar; one of punctuation only (“.”, “:”) in quotes, as a lone dot
-    under a bar is hard to see."""
+    """A token's name under its bar; one with no letter or digit (“.”, “␣.”, “↵”) in quotes, as a
+    lone dot, even after a space's mark, is hard to see under a bar."""
     name = token_label(text)
-    return name if any(c.isalnum() or c in "␣↵⇥∅" for c in visible(text)) else f"“{name}”"
+    return name if not text or any(c.isalnum() for c in text) else f"“{name}”"
 
 
 def _names(tokens, labels) -> list[str]:

@@ -160,7 +160,7 @@ FAR_FROM_AVERAGE = 0.5
 
 def _drafter_average(sc: Scenario, these: float) -> str:
     """What the drafter's rounds give on average, from its measured alpha (temperature 1 only),
-    and whether this round's drafts (`these` tokens expected) were easier or harder than most."""
+    and whether this round's drafts (`these` tokens expected) were easier or harder than that."""
     alpha = getattr(drafter_quality(sc.drafter), "alpha", None)
     if alpha is None or sc.sampling != Sampling():
         return ""
@@ -173,7 +173,7 @@ def _drafter_average(sc: Scenario, these: float) -> str:
             f"{average:.2f} tokens on average.")
     if abs(these - average) >= FAR_FROM_AVERAGE:
         text += (f" So this round's guesses were {'easier' if these > average else 'harder'} to get "
-                 f"right than most ({these:.2f} against {average:.2f}).")
+                 f"right than that average ({these:.2f} against {average:.2f}).")
     return text
 
 
@@ -270,8 +270,8 @@ STEPS = (
          "the model's weights (or, on a GPU with a model this small, launching the work), not "
          "multiplying; the other positions reuse what it has read. How much more a pass over them "
          "all costs than a pass over one position is timed below.\n\n"
-         "**β = Σ min(p, q)** is the chance that a token drawn from q at a position passes step 3's "
-         "check, averaged over everything the draft might draw there. Beside each orange q and "
+         "**β = Σ min(p, q)** is the chance that a guess drawn from q at a position will be kept "
+         "when step 3 checks it, averaged over everything the draft might draw there. Beside each orange q and "
          "blue p, the green bar is the smaller of the two, min(p, q); β sums them over all tokens, "
          "not only those shown. The token the draft actually drew gets its own chance in the next "
          "step.",
@@ -284,11 +284,12 @@ STEPS = (
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.\n\n"
          "Why a coin, and not simply keep x whenever p ≥ q? Then a token with p < q could never be "
-         "kept, and the correction of step 4 gives such a token no weight either, so it would "
-         "never come out although the target gives it probability p. Kept with chance p/q, it "
-         "comes out q · p/q = p of the time. Both models then cut the thrown-away tokens from their "
-         "key-value caches (what each layer stored about the text so far), so the next round "
-         "starts from the text that stands (the code page shows where).", _accept_takeaway),
+         "kept, and the correction that replaces a rejected guess (step 4) never draws such a "
+         "token either, so it would never come out although the target gives it probability p. "
+         "Kept with chance p/q, it comes out q · p/q = p of the time.\n\n"
+         "Once the round is decided, both models cut the thrown-away tokens from their key-value "
+         "caches (what each layer stored about the text so far), so the next round starts from "
+         "the text that stands (the code page shows where).", _accept_takeaway),
     Step(4, "Correct", "What replaces a rejected guess?",
          "Replace it with a draw from **r** (often written p′, the residual distribution): for "
          "every token, take how much more the target "
@@ -311,9 +312,9 @@ STEPS = (
                    "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked "
                    "example below for a round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "Exact means that the text is a draw from the same distribution as Nimbus-large's own: "
-         "at temperature 1 not the same text, any more than two runs of Nimbus-large alone write "
-         "the same text. A token x can come out of a position in two ways: drafted and kept, "
+         "Exact does not mean the same text: at temperature 1, two runs of Nimbus-large alone write "
+         "different texts too. It means the text is a draw from the same distribution as "
+         "Nimbus-large's own. A token x can come out of a position in two ways: drafted and kept, "
          "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "

@@ -748,12 +748,30 @@ def test_predict_first_flips_a_coin_without_a_guess():
         assert has_button(at, ui.keys.FLIP) and any(v.startswith("Guess first") for v in at.info.values)
 
 
+def test_predict_first_says_where_no_coin_can_reject_the_draft():
+    """Where p ≥ q the keep is certain: the question says so, as the rule's first lesson, and
+    only there. Seed 16 (the worked example) has both kinds of check among its first three."""
+    at = page("walkthrough", step="3", predict="1", seed="16")
+    checks = ui.models.get_scenario(default_drafter(), WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, 16).record.checks
+    kinds = [c.accept_prob >= 1 for c in checks[:3]]
+    assert True in kinds and False in kinds
+    for shown, sure in enumerate(kinds):
+        asked = [v for v in at.info.values if v.startswith("Guess first")]
+        assert len(asked) == 1
+        assert ("no coin can reject it" in asked[0]) == sure, asked[0]
+        assert f"“{ui.keys.FLIP}” flips it without one" in asked[0]
+        if not checks[shown].accepted:
+            break
+        button(at, ui.keys.FLIP).click().run()
+        no_exception(at)
+
+
 def test_predict_first_moving_on_shows_every_coin():
     """Next from step 3 before every coin is flipped: steps 4 and 5 tell what the coins did,
     so back on step 3 they are shown too, with no question left open about them."""
     at = page("walkthrough", step="3", predict="1", seed="11")
     button(at, "Guess reject").click().run()
-    assert any("press Next: it flips the rest" in v for v in at.info.values)
+    assert any("press Next: it flips the rest and goes on to step 4" in v for v in at.info.values)
     button(at, "Next").click().run()
     button(at, "Back").click().run()
     no_exception(at)

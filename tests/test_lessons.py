@@ -288,8 +288,8 @@ def test_correction_chart_after_a_rejection(rejected):
 
 
 def test_a_punctuation_token_is_named_in_quotes_under_its_bar():
-    assert [figures.tick_name(t) for t in ('."', ":", "&", " the", "\n", "<s>")] == \
-        ["“.\"”", "“:”", "“&amp;”", "␣the", "↵", "&lt;s&gt;"]
+    assert [figures.tick_name(t) for t in ('."', ":", "&", " the", "\n", "<s>", " .", " ", "", " 1")] == \
+        ["“.\"”", "“:”", "“&amp;”", "␣the", "“↵”", "&lt;s&gt;", "“␣.”", "“␣”", "∅", "␣1"]
 
 
 def test_correction_chart_says_how_much_of_r_lies_off_the_chart(rejected):
@@ -1053,10 +1053,10 @@ def test_the_exactness_takeaway_says_when_a_round_was_easier_or_harder_than_most
         keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]) for i, t in enumerate(sc.draft_tokens)]
         these = expected_tokens_given_drafts(keeps)
         text = step(5).takeaway(dataclasses.replace(sc, drafter="nimbus-mini"))
-        remark = f"were {'easier' if these > average else 'harder'} to get right than most ({these:.2f} against"
+        remark = f"were {'easier' if these > average else 'harder'} to get right than that average ({these:.2f} against"
         assert (remark in text) == (abs(these - average) >= 0.5), (these, average, text)
     easy = step(5).takeaway(dataclasses.replace(all_kept, drafter="nimbus-mini"))
-    assert "easier to get right than most" in easy  # every draft has p ≥ q: all 4 tokens expected
+    assert "easier to get right than that average" in easy  # every draft has p ≥ q: all 4 tokens expected
 
 
 def test_step_out_of_range():
@@ -1535,7 +1535,8 @@ def test_the_steps_answer_the_questions_students_ask_on_the_way():
     assert "Why is that cheap?" in STEPS[1].body and "reading the model's weights" in STEPS[1].body
     assert "Why a coin, and not simply keep x whenever p ≥ q?" in STEPS[2].body
     assert "q · p/q = p" in STEPS[2].body and "key-value caches" in STEPS[2].body
-    assert STEPS[4].body.startswith("Exact means that the text is a draw from the same distribution")
+    assert STEPS[4].body.startswith("Exact does not mean the same text")
+    assert "It means the text is a draw from the same distribution as Nimbus-large's own." in STEPS[4].body
     assert "accept every draft, is the small model writing on its own: at this position it outputs q" \
         in STEPS[4].body
     # step 4 points back to step 3's argument rather than making it again

@@ -16,14 +16,14 @@ def render() -> None:
     sc = get_scenario(s.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(s.seed))
     st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
                 f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
-                f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}. "
-                "As in the two papers that introduced the method (Leviathan, Kalman and Matias, *Fast "
-                "Inference from Transformers via Speculative Decoding*; Chen et al., *Accelerating "
-                "Large Language Model Decoding with Speculative Sampling*; both 2023), the function "
-                "keeps the **bonus token** "
-                "(some tutorials drop it): when every draft survives, the target's extra distribution "
-                f"is used, not wasted{_bonus_pointer(sc)}. Leviathan et al. write p for the target and q "
-                "for the draft, as here; Chen et al. swap the two letters.")
+                f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}."
+                "\n\nAs in the two papers that introduced the method (Leviathan, Kalman and Matias, "
+                "*Fast Inference from Transformers via Speculative Decoding*; Chen et al., "
+                "*Accelerating Large Language Model Decoding with Speculative Sampling*; both 2023), "
+                "the function keeps the **bonus token**, which some tutorials drop: when every draft "
+                "survives, the target's extra distribution gives one more token instead of going to "
+                f"waste.{_bonus_pointer(sc)} Leviathan et al. write p for the target and q for the "
+                "draft, as here; Chen et al. swap the two letters.")
     # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
     # cannot scroll sideways, gets them (and a narrow column, for the round: see round_code);
     # elsewhere a long line scrolls and the indentation holds
@@ -52,8 +52,8 @@ def render() -> None:
 def _bonus_pointer(sc) -> str:
     """Where to find a round that reaches the bonus line, for a round that does not."""
     return ("" if sc.record.bonus else
-            " (this round rejected a draft and never reaches the bonus line below: the walkthrough's "
-            "Bonus round button opens a round that does)")
+            " This round rejects a draft, so it never reaches the bonus line below; the "
+            "walkthrough's Bonus round button opens a round that does.")
 
 
 def round_code(beside: str, apart: str, wrap: bool) -> None:

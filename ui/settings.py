@@ -47,7 +47,9 @@ __all__ = ["show_problems"]  # url_state's, which every page calls through this 
 # the drafters by name, for the controls that choose one
 DRAFTERS_NAMED = ("early-exit-K is Nimbus-large's first K layers and its output layer, used "
                   "untrained as a drafter; nimbus-mini-early is Nimbus-mini as it was after 4 % of "
-                  "its training (a saved checkpoint, not the early stop of the race); Nimbus-mini "
+                  "its training (a saved checkpoint; nothing to do with the early stop that the race "
+                  "and the speed table can set, which ends a round's draft where the drafter is "
+                  "unsure); Nimbus-mini "
                   "is two layers started from Nimbus-large's own and distilled from it: trained on "
                   "about 570,000 tokens Nimbus-large wrote, to match p there and raise Σ min(p, q). "
                   "It shares Nimbus-large's tokenizer, and its output layer scores only the 8,192 "

@@ -179,9 +179,9 @@ def _predict_first(sc: Scenario) -> int:
         p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}. Your guess reveals the coin; "
-                "a class that voted by hand can flip it without one (in instructor mode, a clicker's "
-                "Page Down does).")
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}{_sure_keep(c)}. A guess flips the "
+                f"coin; “{keys.FLIP}” flips it without one, for a class that voted by hand (in "
+                "instructor mode, a clicker's Page Down presses it).")
         # one press per coin, and plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
         with st.container(horizontal=True):
@@ -191,6 +191,12 @@ def _predict_first(sc: Scenario) -> int:
             # without a guess: a clicker presses it
             st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
     return st.session_state.revealed
+
+
+def _sure_keep(c) -> str:
+    """Where p ≥ q no coin can reject the draft: said, as the rule's first lesson."""
+    return (": the target wants it at least as much as the draft did, so no coin can reject it"
+            if c.accept_prob >= 1 else "")
 
 
 def _reveal_all() -> None:
@@ -257,7 +263,9 @@ def _exactness(sc: Scenario) -> None:
     freqs = simulate_all(p, q, rounds, sc.seed)
     st.markdown("**Distance to p**: the total variation, half the sum of the gaps between how often "
                 "each token came out and p, with the tokens not shown as one bucket. It is the most "
-                "probability that any set of outcomes gets wrong.")
+                "probability a rule gets wrong on any set of these outcomes (a shown token, or the "
+                "rest together); token by token over the whole vocabulary a wrong rule is further "
+                "off, as the note under the distances gives.")
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     chance = chance_range(p, tokens, rounds, sc.seed)
     distances = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
@@ -304,8 +312,9 @@ def render() -> None:
     _step_body(sc, number)
     with st.container(key=screen_reader.TAKEAWAY):  # read where it stands, not announced
         if revealed is not None and revealed < len(sc.record.checks):
-            st.info("Flip every coin to see what this round kept, or press Next: it flips the rest, "
-                    "step 4 tells how the round ended, and Back shows every coin here.",
+            st.info("Flip every coin to see what this round kept, or press Next: it flips the rest "
+                    "and goes on to step 4, which tells how the round ended (Back shows every coin "
+                    "here).",
                     icon=":material/lightbulb:")
         else:
             st.success(plain_markdown(current.takeaway(sc)), icon=":material/lightbulb:")
