@@ -132,16 +132,33 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
             f"1/(1 − α) = {tokens_per_round_bound(alpha):.2f}: {why}.")
 
 
-# what another seed moves one short text's figures by, in tokens per pass: "a few tenths"
+# what another seed moves one short text's figures by at Nimbus-mini's α, in tokens per pass
 SEED_SPREAD = 0.2
 
 
 def gamma_gain_clause(alpha: float) -> str:
     """Where the closed form gains less from γ = 4 to 8 than another seed moves one short text's
-    figures (at α like Nimbus-mini's, not at α near 1), that comparison, as a clause."""
+    figures (at α like Nimbus-mini's, not at α near 1), that comparison, as a clause; none where
+    the gain shows as +0.00 (a poor drafter's α: γ hardly matters, and a seed moves little)."""
     gain = expected_tokens_per_round(alpha, 8) - expected_tokens_per_round(alpha, 4)
-    return (f", more than the closed form gains from γ = 4 to 8 at α = {alpha:.2f} (+{gain:.2f} "
-            "tokens per pass)" if gain < SEED_SPREAD else "")
+    return (f", by more than the closed form gains from γ = 4 to 8 at α = {alpha:.2f} (+{gain:.2f} "
+            "tokens per pass)" if 0.005 <= gain < SEED_SPREAD else "")
+
+
+def seed_spread_note(alpha: float, temperature: float, noise: float, seeds_at: str) -> str:
+    """How far to trust one text's measured figures: at temperature 0 without draft noise
+    nothing is drawn at random, so no seed moves them; otherwise another seed does (`seeds_at`:
+    where the seed is set), and above temperature 0 a new γ changes the text itself."""
+    if temperature == 0 and noise == 0:
+        return ("At temperature 0 with no draft noise nothing here is drawn at random: every seed "
+                "gives these same figures, and another prompt gives others. The closed form shows "
+                "the trend.")
+    text = ("The measured figures count one short text, and another seed moves them"
+            f"{gamma_gain_clause(alpha)}.")
+    if temperature > 0:
+        text += (" A new γ also changes which random number each draw uses, so the text itself "
+                 "changes: compare γ values by the chart, not by one text.")
+    return text + f" The closed form shows the trend; try a few seeds ({seeds_at}) to see the spread."
 
 
 # the run's measured α and the fixed text's this far apart are worth a sentence of their own
@@ -154,19 +171,22 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
     drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
-    uniform blend gives every token some. Where the run's own α (`measured`, over `checks`
+    uniform blend gives every token some; where it left it as shown, that it took and gave alike. Where the run's own α (`measured`, over `checks`
     checks) is far from it, why: the two texts differ, or (`same_text`, at temperature 0) the
     run checked only some of the text's positions, one coin flip each."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
             "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone; the "
-            "measured α above also moves with the luck of each new text.")
+            "α of this run, above, also moves with the luck of each new text.")
     if round(alpha, 2) > round(plain, 2):
         reach = (f" (its output layer covers {head:,} of the {vocabulary:,} tokens)"
                  if head < vocabulary else "")
         note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "
                  f"gives little or no probability{reach}, and the uniform blend gives every token some.")
+    elif noise and round(alpha, 2) == round(plain, 2):
+        note += (f" Here noise hardly moves α: the blend takes away part of what {drafter} gives the "
+                 "tokens p favours, and its share for every token gives about as much back.")
     if measured is not None and checks and abs(measured - alpha) > FAR_APART:
         why = ("this run counts only the positions it checked (none after a rejection), one coin "
                "flip each, where the figure above weighs every position by its chance β" if same_text

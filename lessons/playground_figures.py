@@ -80,12 +80,15 @@ def position_chart(by_position, checked) -> Chart:
     # the count in each position's name, so that the whiskers have the space above the bars
     names = [f"{i + 1}<br>{n}×" for i, n in enumerate(checked)]
     rates = [0 if np.isnan(r) else r for r in by_position]
-    # a position never checked has no rate, and no whisker either
+    # a position never checked has no rate: no bar and no whisker, where a rate of 0 with a
+    # whisker of no length would draw a dash at 0 like a position checked and never kept
     low, high = zip(*(wilson_interval(r * n, n) if n else (0.0, 0.0) for r, n in zip(rates, checked)))
-    fig = go.Figure(go.Bar(x=names, y=rates, marker_color=OVERLAP_COLOR, name="kept when checked",
+    fig = go.Figure(go.Bar(x=names, y=[r if n else None for r, n in zip(rates, checked)],
+                           marker_color=OVERLAP_COLOR, name="kept when checked",
                            error_y={"type": "data", "symmetric": False, "color": CHART_TEXT,
-                                    "array": [h - r for h, r in zip(high, rates)],
-                                    "arrayminus": [r - lo for lo, r in zip(low, rates)]}))
+                                    "array": [h - r if n else None for h, r, n in zip(high, rates, checked)],
+                                    "arrayminus": [r - lo if n else None
+                                                   for lo, r, n in zip(low, rates, checked)]}))
     # on two lines, so that it fits the chart's width in a projector's large type
     fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90 % confidence interval)",
                      type="category")
@@ -97,8 +100,10 @@ def position_chart(by_position, checked) -> Chart:
     alt = "Acceptance by position: " + ", ".join(
         f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
         for i, (r, n) in enumerate(zip(by_position, checked))) + (
+        "." if len(checked) == 1 else
         ". Position k is checked only when the guesses before it were all kept, so later positions "
-        "are checked less often, and their rates, resting on fewer checks, say less. The whiskers "
+        "are checked less often, and their rates, resting on fewer checks, say less.") + (
+        " The whiskers "
         "are 90 % Wilson confidence intervals for a position's chance of a keep, as if each check "
         "were an independent coin with that chance (in fact the chance moves along the text).")
     return Chart(fig, rows, alt)

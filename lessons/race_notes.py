@@ -19,26 +19,53 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
     is the clocks', not the drafts'."""
     if cost is None or verify is None:
         return ""
+    worked, counted = _priced(per_pass, drafts, gamma, cost, verify, stopped)
+    if round(counted, 2) >= 1:
+        clocks = "" if raced is None else f" ({raced:.2f}x)"
+        return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
+                f"race's own clocks{clocks}: {MEDIANS} Run it again to see how far a race moves.")
+    fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
+    return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, counted)} "
+            f"Fewer drafts a round, with {fewer}, waste less on guesses the target rejects.")
+
+
+def gain_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
+              verify: float | None, raced: float, stopped: bool = False) -> str:
+    """Why a race the pair won (`raced`, its speed-up) gained less than its tokens per pass: each
+    round also paid for its drafts and for a check dearer than one step, worked out as
+    `slower_note` does; "" where a cost was not measured."""
+    if cost is None or verify is None:
+        return ""
+    worked, counted = _priced(per_pass, drafts, gamma, cost, verify, stopped)
+    return (f"Why {per_pass:.2f} tokens per target pass made the pair only {raced:.2f}x as fast: each "
+            f"round also pays for its drafts and its check. By the costs on the So what page, "
+            f"{worked}{_apart(raced, counted)}")
+
+
+MEDIANS = ("So what's costs are medians of many tries that `make bench` timed, and a pass's cost "
+           "on this machine moves with its load.")
+
+
+def _priced(per_pass: float, drafts: float, gamma: int, cost: float, verify: float,
+            stopped: bool) -> tuple[str, float]:
+    """A round's cost in Nimbus-large passes, worked out in words from the figures as shown, and
+    the speed-up that count gives."""
     drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
     counted = per_pass / spent
     checked = (f"{drafts:.1f} drafts (a round's average here, with the early stop)" if stopped
                else f"{gamma} drafts")
-    worked = (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
-              f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
-              f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
-              f"tokens: {counted:.2f}x by that count.")
-    medians = ("So what's costs are medians of many tries that `make bench` timed, and a pass's cost "
-               "on this machine moves with its load.")
-    if round(counted, 2) >= 1:
-        clocks = "" if raced is None else f" ({raced:.2f}x)"
-        return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
-                f"race's own clocks{clocks}: {medians} Run it again to see how far a race moves.")
-    apart = "" if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER else (
-        f" This race's own clocks gave {raced:.2f}x: {medians}")
-    fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
-    return (f"Why the pair lost, by the costs on the So what page: {worked}{apart} Fewer drafts a "
-            f"round, with {fewer}, waste less on guesses the target rejects.")
+    return (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
+            f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
+            f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
+            f"tokens: {counted:.2f}x by that count."), counted
+
+
+def _apart(raced: float | None, counted: float) -> str:
+    """The race's own speed-up, where it misses the count by more than a race's scatter."""
+    if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER:
+        return ""
+    return f" This race's own clocks gave {raced:.2f}x: {MEDIANS}"
 
 
 # how far one race's speed-up moves from run to run (race_note says "a tenth or two")

@@ -942,7 +942,7 @@ def test_the_playground_prices_its_chart_at_alpha_on_one_fixed_text():
     assert a5 < a0 - 0.05 and f"({a0:.2f} without noise)" in said
     # beside this run's α at the top, where a reader who moves a slider looks first
     labels = [m.label for m in noisy.metric]
-    assert labels[:2] == ["α, measured", "α, Nimbus-large's text"]
+    assert labels[:2] == ["α, this run", "α for the chart"]
     assert noisy.metric[1].value == f"{a5:.2f}" and clean.metric[1].value == f"{a0:.2f}"
     # the chart's title stands above it as a heading, for screen readers
     assert any(f"What α = {a5:.2f} buys" in m for m in html_texts(noisy)), html_texts(noisy)
@@ -1438,13 +1438,13 @@ def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0\u00a0tokens/s")
 
 
-def slow_lane(monkeypatch, method: str) -> None:
-    """Add half a second to one side's clock at each of its passes."""
+def slow_lane(monkeypatch, *methods: str) -> None:
+    """Add half a second to the clock of each side named at each of its passes."""
     step = ui.race.Lane.step
 
     def slow_step(self):
         step(self)
-        if self.method == method:
+        if self.method in methods:
             self.clock += 0.5
 
     monkeypatch.setattr(ui.race.Lane, "step", slow_step)
@@ -1466,6 +1466,24 @@ def test_a_race_the_pair_loses_says_why(monkeypatch):
         assert len(said) == 1, at.caption.values
         assert f"a draft step costs about {cost:.2f} of a Nimbus-large pass" in said[0]
         assert checked in said[0], said[0]
+
+
+def test_a_race_the_pair_wins_says_why_it_gained_less_than_its_tokens_per_pass(monkeypatch):
+    """Both clocks slowed alike, so that each pass costs about the same on both sides: the pair
+    wins by a little under its tokens per pass, and the page prices a round as for a loss."""
+    slow_lane(monkeypatch, "speculative", "target")
+    cost = {r.drafter: r.cost_ratio for r in drafter_table()}[default_drafter()]
+    at = page("race", tokens="24", temperature="0")
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    shown = {m.label: m.value for m in at.metric}
+    speedup = float(shown["Speed-up"].removesuffix("x"))
+    assert speedup >= 1
+    said = [c.value for c in at.caption if c.value.startswith("Why ")]
+    assert len(said) == 1 and "made the pair only" in said[0], at.caption.values
+    assert f"only {speedup:.2f}x as fast" in said[0]
+    assert f"a draft step costs about {cost:.2f} of a Nimbus-large pass" in said[0]
+    assert "Why the pair lost" not in " ".join(at.caption.values)
 
 
 def test_a_race_thrown_off_by_noise_does_not_also_claim_a_small_scatter(monkeypatch):

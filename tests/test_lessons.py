@@ -542,9 +542,23 @@ def test_a_text_above_the_charts_ceiling_says_why():
 def test_the_gain_from_a_larger_gamma_is_set_against_a_seeds_spread_only_where_smaller():
     """At α 0.43 the closed form gains 0.02 tokens per pass from γ = 4 to 8, far less than
     another seed moves one text; at α 0.8 it gains about a whole token, and the claim is dropped."""
-    assert playground.gamma_gain_clause(0.43) == (", more than the closed form gains from γ = 4 to 8 "
+    assert playground.gamma_gain_clause(0.43) == (", by more than the closed form gains from γ = 4 to 8 "
                                                   "at α = 0.43 (+0.02 tokens per pass)")
     assert playground.gamma_gain_clause(0.8) == ""
+    assert playground.gamma_gain_clause(0.11) == ""  # +0.00: γ hardly matters there
+
+
+def test_the_seed_advice_holds_only_where_a_seed_draws_something():
+    """At temperature 0 without noise every draw is the top token, so no seed moves the figures;
+    with noise the draft's guesses are drawn, and above 0 a new γ changes the text too."""
+    greedy = playground.seed_spread_note(0.43, 0.0, 0.0, "in the sidebar")
+    assert greedy.startswith("At temperature 0 with no draft noise nothing here is drawn at random")
+    assert "try a few seeds" not in greedy
+    noisy = playground.seed_spread_note(0.43, 0.0, 0.3, "in the sidebar")
+    assert "another seed moves them, by more than" in noisy and "try a few seeds (in the sidebar)" in noisy
+    assert "the text itself changes" not in noisy  # at temperature 0 the text is Nimbus-large's own
+    sampled = playground.seed_spread_note(0.11, 1.0, 0.0, "in the sidebar")
+    assert "another seed moves them." in sampled and "the text itself changes" in sampled
 
 
 def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
@@ -682,7 +696,10 @@ def test_speedup_and_position_charts():
     chart = playground_figures.position_chart((0.75, 0.5, 1.0, float("nan")), (4, 2, 1, 0))
     assert len(chart.figure.data) == 1
     assert list(chart.figure.data[0].x) == ["1<br>4×", "2<br>2×", "3<br>1×", "4<br>0×"]
-    assert chart.figure.data[0].error_y.array[3] == chart.figure.data[0].error_y.arrayminus[3] == 0
+    # never checked: no bar and no whisker (a dash at 0 would read as checked and never kept)
+    assert chart.figure.data[0].y[3] is None
+    assert chart.figure.data[0].error_y.array[3] is None and chart.figure.data[0].error_y.arrayminus[3] is None
+    assert chart.figure.data[0].error_y.array[2] == 0 < chart.figure.data[0].error_y.arrayminus[2]
     assert [r["kept when checked"] for r in chart.rows] == [0.75, 0.5, 1.0, None]
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks). Position k is checked only when the "
@@ -691,6 +708,8 @@ def test_speedup_and_position_charts():
                          "Wilson confidence intervals for a position's chance of a keep, as if each "
                          "check were an independent coin with that chance (in fact the chance moves "
                          "along the text).")
+    one = playground_figures.position_chart((0.4,), (10,))  # γ = 1: no later positions to speak of
+    assert one.alt.startswith("Acceptance by position: 1: 0.40 (10 checks). The whiskers are 90 %")
 
 
 # --- Monte Carlo ---------------------------------------------------------------------------
@@ -1151,6 +1170,10 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     raised = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
     assert "Here noise raises α" in raised and "(its output layer covers 8,192 of the 49,152 tokens)" in raised
     assert "output layer" not in steady_alpha_note(0.2, 0.1, 1.0, "early-exit-4", 49152, 49152, 48)
+    # a poor drafter's α as shown, with and without noise: the slider did something, and says so
+    level = steady_alpha_note(0.112, 0.108, 0.5, "early-exit-4", 49152, 49152, 48)
+    assert "Here noise hardly moves α" in level and "noise raises" not in level
+    assert "hardly moves" not in plain and "hardly moves" not in noisy and "hardly moves" not in raised
 
 
 def test_every_way_a_token_comes_has_its_own_colour_and_underline():
@@ -1371,6 +1394,18 @@ def test_a_lost_race_the_costs_say_was_won_blames_the_clocks_not_the_drafts():
     assert "Why the pair lost" not in note and "smaller γ" not in note
     # a count of exactly 1.00x, as shown, is a draw, not a loss
     assert "should not have lost" in race_notes.slower_note(1.5, 3.0, 4, 0.1, 1.2, raced=0.9)
+
+
+def test_a_race_the_pair_won_prices_its_rounds_as_a_loss_does():
+    # 3.8 drafts at 0.09 plus a check at 1.20 = 1.54 passes, for 1.85 tokens: 1.20x
+    note = race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.12)
+    assert note == ("Why 1.85 tokens per target pass made the pair only 1.12x as fast: each round also "
+                    "pays for its drafts and its check. By the costs on the So what page, a draft step "
+                    "costs about 0.09 of a Nimbus-large pass, and the pass that checks 4 drafts about "
+                    "1.20 passes. A round of 3.8 drafts so cost about 3.8 × 0.09 + 1.20 = 1.54 passes "
+                    "and bought 1.85 tokens: 1.20x by that count.")
+    assert "This race's own clocks gave 1.00x" in race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.0)
+    assert race_notes.gain_note(1.85, 3.8, 4, None, 1.2, raced=1.1) == ""
 
 
 def test_a_race_faster_than_its_passes_allow_says_it_was_noise():

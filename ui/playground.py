@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, gamma_gain_clause,
+from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, seed_spread_note,
                                 same_text_note, short_bonus_note, short_rounds_note, short_text_note,
                                 steady_alpha_note, summarize)
 from lessons.speed_story import TABLE_SAMPLING, sampled_as_table, saved_verify_costs
@@ -101,7 +101,7 @@ def alpha_help(drafter: str, row) -> str:
 
 
 # the second figure while the text is written: the α the chart is priced at comes after it
-PRICED_LATER = {"label": "α, Nimbus-large's text", "value": "…",
+PRICED_LATER = {"label": "α for the chart", "value": "…",
                 "help": "Worked out once the text is written (both models score the text Nimbus-large "
                         "writes alone from this prompt); a Stop before then leaves it out, and the same "
                         "settings work it out next time"}
@@ -117,14 +117,14 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
     with slot.container():
         so_far(f"{written.stats.new_tokens} of up to {PLAY_TOKENS} tokens", whole)
         metric_row(
-            {"label": "α, measured", "value": f"{summary.alpha:.2f}", "help": alpha_note},
+            {"label": "α, this run", "value": f"{summary.alpha:.2f}", "help": alpha_note},
             *([priced] if priced else []),
             {"label": "Tokens per pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
             {"label": "Closed form, these rounds", "value": f"{summary.expected_tokens_per_round:.2f}",
              "help": "The tokens per pass these rounds would give on average if every draft were kept "
-                     "with the same chance α (the measured one), independently: (1 − α^(k+1)) / (1 − α) "
+                     "with the same chance α (this run's), independently: (1 − α^(k+1)) / (1 − α) "
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
                      "where a round drafts and writes no more than the tokens still to write need"},
             {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
@@ -173,14 +173,14 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                       drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
                                       sum(summary.checked), same))
-    return alpha, notes, {"label": "α, Nimbus-large's text", "value": f"{alpha:.2f}",
+    return alpha, notes, {"label": "α for the chart", "value": f"{alpha:.2f}",
                           "help": OWN_ALPHA_HELP}
 
 
-# what the metric beside "α, measured" holds
+# what the metric beside "α, this run" holds
 OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone from this prompt, at this "
                   "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
-                  "the drafter and the noise alone, where the measured one also moves with the luck of "
+                  "the drafter and the noise alone, where this run's also moves with the luck of "
                   "each new text. The speed-up chart below is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
                     f"on: this is the drafter table's α (So what page, measured at {TABLE_SAMPLING} "
@@ -225,9 +225,6 @@ def render() -> None:
                f"{short}{ceiling}\n\n"
                f"The cost of a draft step relative to a target step {source} the cost of the pass that "
                "checks γ drafts comes from its γ sweep.\n\n"
-               "The measured figures count one short text: another seed moves them by a few "
-               f"tenths{gamma_gain_clause(alpha)}. A new γ also changes every draw after the first few "
-               "drafted tokens. The closed form shows the trend; try a few seeds "
-               f"({settings.in_the_sidebar()}) to see the spread."
+               f"{seed_spread_note(alpha, s.temperature, s.noise, settings.in_the_sidebar())}"
                # at 0 only a near tie could tip elsewhere, as the note on the same text says
                + (f" {OTHER_MACHINES}" if s.temperature > 0 else ""))

@@ -13,7 +13,7 @@ from typing import Iterator
 import streamlit as st
 
 from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note,
-                                shared_machine_note, slower_note)
+                                gain_note, shared_machine_note, slower_note)
 from lessons.race_record import KEPT_RACES, Finished, Race, race_row
 from lessons.speed_story import (expected_at, expected_best, sampled_as_table, saved_verify_costs,
                                  verify_cost_for)
@@ -279,13 +279,14 @@ def results(race: Race) -> None:
     if not note or spec.passes < FEW_PASSES:
         st.caption(race_note(spec.passes, ended_early=len(spec.ids) < race.tokens, greedy=greedy))
     if speedup is not None:
-        # lost as the metric shows it: 0.998 reads as 1.00x, a draw
-        if not note and round(speedup, 2) < 1 and spec.passes >= FEW_PASSES:
+        if not note and spec.passes >= FEW_PASSES:
             cost = getattr(drafter_quality(race.drafter), "cost_ratio", None)
             costs = saved_verify_costs()
             # with the early stop, rounds check fewer drafts than γ: priced at their average
             verify = verify_cost_for(spec.drafts_per_round, costs) if race.stop else costs.get(race.gamma)
-            note = slower_note(per_pass, spec.drafts_per_round, race.gamma, cost, verify, raced=speedup,
-                               stopped=bool(race.stop))
+            # lost as the metric shows it: 0.998 reads as 1.00x, a draw
+            priced = slower_note if round(speedup, 2) < 1 else gain_note
+            note = priced(per_pass, spec.drafts_per_round, race.gamma, cost, verify, raced=speedup,
+                          stopped=bool(race.stop))
         if note:
             st.caption(note)
