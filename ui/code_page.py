@@ -16,7 +16,7 @@ def render() -> None:
     sc = get_scenario(s.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(s.seed))
     st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
                 f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
-                f"**{sc.drafter}**, seed **{sc.seed}**); they follow the seed you set {in_the_sidebar()}."
+                f"**{sc.drafter}**, seed **{sc.seed}**){_follows_the_seed()}."
                 "\n\nAs in the two papers that introduced the method (Leviathan, Kalman and Matias, "
                 "*Fast Inference from Transformers via Speculative Decoding*; Chen et al., "
                 "*Accelerating Large Language Model Decoding with Speculative Sampling*; both 2023), "
@@ -47,6 +47,12 @@ def render() -> None:
                 "layers that read the target's own hidden states, and check a tree of alternative "
                 "drafts in one pass to keep more tokens per pass (Medusa's faster *typical "
                 "acceptance* gives up exactness; the rule above does not).")
+
+
+def _follows_the_seed() -> str:
+    """Where the reader sets the seed the values follow; not said on a projector, where the class
+    cannot reach the sidebar and the presenter would have to explain it away."""
+    return "" if st.session_state.get("present") else f"; they follow the seed you set {in_the_sidebar()}"
 
 
 def _bonus_pointer(sc) -> str:

@@ -169,9 +169,10 @@ def _show_last(races: list[Race]) -> None:
     # pictures of shortcodes such as ":smile:"
     st.caption(plain_text(f"The last race, with {last.settings}:"), unsafe_allow_html=True)
     draw_scoreboard((last.base, last.spec), last.tokens)
-    for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
-        with column:
-            draw_lane(lane)
+    with st.container(key="last_race_lanes"):
+        for column, lane in zip(st.columns(2, gap="large"), (last.base, last.spec)):
+            with column:
+                draw_lane(lane)
     lane_key()
     results(last)
     races_so_far(races)

@@ -31,6 +31,13 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 PHONE_PANEL_TITLES
   .js-plotly-plot .xaxislayer-above text { font-size: 12px !important; }
 }
+/* the race's two lanes side by side: each side's name held to two lines, so that both texts
+   start level where the pair's longer name wraps in this large type */
+@media (min-width: 640px) {
+  :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"]
+    [data-testid="stMarkdownContainer"] > p:first-child > strong:first-child {
+    display: inline-block; min-height: 2lh; }
+}
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }

@@ -179,9 +179,7 @@ def _predict_first(sc: Scenario) -> int:
         p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
         st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}{_sure_keep(c)}. A guess flips the "
-                f"coin; “{keys.FLIP}” flips it without one, for a class that voted by hand (in "
-                "instructor mode, a clicker's Page Down presses it).")
+                f"probability {prob_is('min(1, p/q)', c.accept_prob)}{_sure_keep(c)}.{_how_to_flip(shown)}")
         # one press per coin, and plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
         with st.container(horizontal=True):
@@ -191,6 +189,12 @@ def _predict_first(sc: Scenario) -> int:
             # without a guess: a clicker presses it
             st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
     return st.session_state.revealed
+
+
+def _how_to_flip(shown: int) -> str:
+    """How the buttons flip a coin, said at the first coin only: a class reads it once."""
+    return ("" if shown else f" A guess flips the coin; “{keys.FLIP}” flips it without one, for a "
+            "class that voted by hand (in instructor mode, a clicker's Page Down presses it).")
 
 
 def _sure_keep(c) -> str:

@@ -476,6 +476,12 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
         lane_head = main.get_by_text(re.compile(rf"{lane}\s+8 tokens · \d+ target pass(es)?"))
         expect(lane_head).to_be_visible()
         assert 0 <= lane_head.bounding_box()["y"] < 768 / 2, lane_head.bounding_box()
+    # the pair's longer name wraps in instructor mode's type: both texts still start level
+    texts = main.locator(":is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid=stColumn] "
+                         "[data-testid=stMarkdownContainer] > div")
+    expect(texts).to_have_count(2)
+    left, right = (box["y"] for box in (texts.nth(0).bounding_box(), texts.nth(1).bounding_box()))
+    assert abs(left - right) < 1, (left, right)
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
     expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
