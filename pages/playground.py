@@ -9,3 +9,4 @@ frame.begin("Playground", "Make the draft better or worse and watch the acceptan
             "output follows Nimbus-large's distribution at the chosen temperature and top-p.",
             drafter_in_sidebar=False, typing=True)
 playground.render()
+frame.end(__file__)

@@ -11,3 +11,4 @@ frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the s
             "unsure of its token; the So what page measures what that buys.",
             typing=True)
 race.render()
+frame.end(__file__)

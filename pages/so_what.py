@@ -11,3 +11,4 @@ frame.begin("So what", "Where the speed comes from, and how much of it this pair
             "modest. Run `make bench` to "
             "measure them on your own machine (the GPU figures come from `benchmarks/step_costs.py`).")
 so_what.render()
+frame.end(__file__)

@@ -12,3 +12,4 @@ frame.begin("The Nimbus thread", "Nimbus, a support assistant, writes its replie
             "pair needed at most as many passes of Nimbus-large to write it, and usually fewer.",
             typing=True)
 thread.render()
+frame.end(__file__)

@@ -1777,3 +1777,19 @@ def test_the_code_page_says_where_else_the_rule_runs():
     no_exception(at)
     beyond = [m.value for m in at.markdown if m.value.startswith("**Beyond this project.**")]
     assert len(beyond) == 1 and "vLLM" in beyond[0] and "gives up exactness" in beyond[0]
+
+
+def test_each_page_leads_on_to_the_next_as_the_sidebar_lists_them():
+    """In instructor mode a clicker follows each page's link on to the next (ui/keys.py): the
+    walkthrough's first link on from its last step and every other page's foot lead on in the
+    sidebar's order, and the last page leads nowhere."""
+    from ui.page_list import ORDER, next_page
+
+    paths = [path for path, _, _ in ORDER]
+    assert [next_page(path)[0] for path in paths[:-1]] == paths[1:]
+    assert next_page(paths[-1]) is None
+    with pytest.raises(ValueError, match="no page"):
+        next_page("pages/nowhere.py")
+    assert ui.walkthrough.NEXT_PAGES[0][0] == next_page(paths[0])[0] == "pages/code.py"
+    for path in paths[1:]:  # the walkthrough ends with its own links on
+        assert (ROOT / path).read_text().rstrip().endswith("frame.end(__file__)"), path

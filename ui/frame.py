@@ -1,11 +1,17 @@
 """What every page draws first: page setup, the shared sidebar, instructor mode, and
-messages about link parameters that were ignored."""
+messages about link parameters that were ignored; and last, in instructor mode, the link on to
+the next page."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from . import help_icons, screen_reader, settings, url_state
 from .icon import ICON
+from .keys import NEXT_PAGE_KEY
+from .page_list import next_page
 from .style import apply_base_styles, apply_presentation
 
 
@@ -37,3 +43,20 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
         st.caption(caption)
     # under the title, where each page shows what its own link parameters got wrong
     settings.show_problems(problems)
+
+
+def end(page_file: str) -> None:
+    """A page's foot: in instructor mode, which hides the sidebar, a link on to the next page
+    of the lesson (`page_file`: the page's own file, its `__file__`)."""
+    if not st.session_state.get("present"):
+        return
+    following = next_page(f"pages/{Path(page_file).name}")
+    if not following:
+        return
+    path, title, icon = following
+    slot = st.empty()
+    try:
+        with slot.container(key=NEXT_PAGE_KEY):
+            st.page_link(path, label=f"Next: {title}", icon=icon)
+    except StreamlitPageNotFoundError:  # the page's file run on its own, outside app.py's navigation
+        slot.empty()

@@ -7,7 +7,8 @@ clicker has no other key to scroll with, so Page Down first reads on through the
 at a time, and turns the step as → does once the step's buttons are in view; Page Up reads back
 to the step's first line, then turns back as ← does. On the other pages the two keys read on
 and back through the page a screen at a time (the page's own scrolling needs a click in it
-first). On a page with a box to type in, Esc must leave instructor mode only when no box has the
+first), and at a page's foot, or once the walkthrough's last step has been read, Page Down
+follows the link on to the next page. On a page with a box to type in, Esc must leave instructor mode only when no box has the
 key (there Esc belongs to the box: it closes a list or drops what was typed); and after a click
 on a switch of the sidebar (instructor mode, predict first, or leaving instructor mode, which
 hands the focus to its switch), → and ← must still turn the step.
@@ -20,6 +21,8 @@ import json
 from .focus import BUTTON_LABEL_JS
 
 LEAVE = "Leave instructor mode"
+# the container of the link on to the next page, which a clicker's Page Down follows
+NEXT_PAGE_KEY = "next_page"
 # predict first's flip without a guess: a clicker cannot choose keep or reject
 FLIP = "Flip the coin"
 # a clicker's forward and back, where a page has these buttons (the walkthrough); a list: the
@@ -131,6 +134,15 @@ _SCRIPT = """<script>
     const fits = cut >= 0 && parts[cut].getBoundingClientRect().bottom - at <= bottom - top - 16;
     return Math.min(at < bottom && fits && lift >= 8 ? lift : screenMove(1, seen), below);
   }};
+  // the link on to the next page (a page's foot in instructor mode, or the first of the
+  // walkthrough's links on from its last step): a clicker's Page Down follows it once there is
+  // nothing left to read or press, so that a clicker alone can present the whole lesson
+  const followNextPage = () => {{
+    const link = [...document.querySelectorAll('[data-testid="stMain"] .st-key-{next_page} a')]
+      .find(a => a.getClientRects().length > 0 && !a.closest('[data-stale="true"]'));
+    if (link) link.click();
+    return Boolean(link);
+  }};
   // on a page without the step's buttons, a clicker's key reads on or back through the page
   const endless = {{getBoundingClientRect: () => ({{top: Infinity, bottom: Infinity}})}};
   const pageBy = way => {{
@@ -187,9 +199,13 @@ _SCRIPT = """<script>
     if (!found.length && !window.keysStepTop) {{
       const by = way && pageBy(way);
       if (by) {{ e.preventDefault(); scroller().scrollBy(0, by); }}
+      else if (way > 0 && followNextPage()) e.preventDefault();
       return;
     }}
-    if (found.length && !button(name) && !readOn(way, found[0])) return;
+    if (found.length && !button(name) && !readOn(way, found[0])) {{
+      if (way > 0 && followNextPage()) e.preventDefault();
+      return;
+    }}
     e.preventDefault();
     const until = Date.now() + 5000;
     const attempt = () => {{
@@ -231,4 +247,4 @@ def script(keys: dict[str, str], step_top: str | None = None) -> str:
     `unsafe_allow_javascript=True`."""
     return _SCRIPT.format(label_js=BUTTON_LABEL_JS, keys=json.dumps(keys), switches=json.dumps(ON_SWITCHES),
                           read=json.dumps(READ_THROUGH), top=json.dumps(step_top),
-                          leave=json.dumps(LEAVE))
+                          leave=json.dumps(LEAVE), next_page=NEXT_PAGE_KEY)

@@ -16,3 +16,14 @@ SECTIONS = {
 }
 DEFAULT_PAGE = "pages/walkthrough.py"
 ICONS = {path: icon for pages in SECTIONS.values() for path, _, icon in pages}
+ORDER = [page for pages in SECTIONS.values() for page in pages]  # as the sidebar lists them
+
+
+def next_page(path: str) -> tuple[str, str, str] | None:
+    """The page after `path` (a page file, "pages/code.py") as the sidebar lists them: (file,
+    title, icon); None after the last page."""
+    paths = [p for p, _, _ in ORDER]
+    if path not in paths:
+        raise ValueError(f"no page {path!r}; the pages are {paths}")
+    at = paths.index(path) + 1
+    return ORDER[at] if at < len(ORDER) else None

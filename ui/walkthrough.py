@@ -345,7 +345,10 @@ def _where_next() -> None:
     try:
         with slot.container():
             st.markdown("**Where next**")
-            for path, label in NEXT_PAGES:
+            with st.container(key=keys.NEXT_PAGE_KEY):  # the one a clicker's Page Down follows
+                first, label = NEXT_PAGES[0]
+                st.page_link(first, label=label, icon=ICONS[first])
+            for path, label in NEXT_PAGES[1:]:
                 st.page_link(path, label=label, icon=ICONS[path])
     except StreamlitPageNotFoundError:  # this page's file run on its own, outside app.py's navigation
         slot.empty()

@@ -716,6 +716,43 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
     no_exception(page)
 
 
+def _page_down_until_the_page_is(page: Page, path: str, presses: int = 20) -> int:
+    """Page Down, one press at a time, until the address is `path`; how many presses it took.
+    Each press before then must scroll on: a press that neither scrolls nor moves on is stuck."""
+    for n in range(1, presses + 1):
+        top = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+        page.keyboard.press("PageDown")
+        try:
+            expect(page).to_have_url(re.compile(rf"/{path}\?(.*&)?present=1"), timeout=1500)
+            return n
+        except AssertionError:
+            moved = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+            assert moved != top, f"press {n} neither scrolled nor opened /{path}"
+    raise AssertionError(f"{presses} presses of Page Down never opened /{path}")
+
+
+def test_a_clicker_alone_presents_the_lesson_from_page_to_page(page: Page):
+    """In instructor mode the sidebar is hidden, and a clicker sends only Page Down: once the
+    last step has been read, Page Down opens the page the walkthrough's links lead to first,
+    The code, in instructor mode, from its top; at the foot of that page it opens the next."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/?present=1&step=5")
+    expect(step_label(page, 5)).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _drawn(page)
+    assert _page_down_until_the_page_is(page, "code") > 1  # the step is read first
+    expect(page.get_by_role("heading", name="The code", level=1)).to_be_in_viewport(timeout=RUN_MS)
+    settled(page)
+    expect(button(page, "Leave instructor mode")).to_be_visible()
+    link = page.get_by_test_id("stMain").locator(".st-key-next_page a")
+    expect(link).to_have_text(re.compile("Next: The Nimbus thread"))
+    page.wait_for_timeout(800)
+    assert _page_down_until_the_page_is(page, "thread") > 1
+    expect(page.get_by_role("heading", name="The Nimbus thread", level=1)).to_be_visible(timeout=RUN_MS)
+    no_exception(page)
+
+
 def test_a_clicker_flips_predict_firsts_coins_before_it_turns_the_step(page: Page):
     """A class votes by hand, and a clicker cannot choose keep or reject: in predict first its
     Page Down flips the next coin without a guess, and only once every coin is flipped reads on
