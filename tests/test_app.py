@@ -1793,3 +1793,24 @@ def test_each_page_leads_on_to_the_next_as_the_sidebar_lists_them():
     assert ui.walkthrough.NEXT_PAGES[0][0] == next_page(paths[0])[0] == "pages/code.py"
     for path in paths[1:]:  # the walkthrough ends with its own links on
         assert (ROOT / path).read_text().rstrip().endswith("frame.end(__file__)"), path
+
+
+@pytest.mark.parametrize("slow", ["0", "1"])
+def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow):
+    """Slow motion holds each pass on screen until SLOW_MOTION times its side's clock has
+    passed since the start; the wait is on no clock, so the race's figures stay its own."""
+    waits = []
+    monkeypatch.setattr(ui.race, "_wait_until", waits.append)
+    at = page("race", tokens="8", temperature="0", slow=slow)
+    assert at.toggle(key="slow").value == (slow == "1")
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    race = at.session_state["races"][-1]
+    if slow == "0":
+        assert waits == []
+        return
+    passes = race.base.passes + race.spec.passes
+    assert passes <= len(waits) <= passes + 2  # a wait after each pass (and after each side's end)
+    assert max(waits) - min(waits) <= ui.race.SLOW_MOTION * max(race.base.seconds, race.spec.seconds)
+    # paced: at 1× the moments would span no more than the clocks themselves
+    assert max(waits) - min(waits) >= 2 * max(race.base.seconds, race.spec.seconds)

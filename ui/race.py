@@ -30,6 +30,10 @@ from .models import get_pair
 from .server_load import TARGET_PASSES
 
 
+# how many times slower slow motion shows a race than it ran
+SLOW_MOTION = 10
+
+
 def side_name(method: str, drafter: str) -> str:
     if method == "target":
         return "Nimbus-large alone"
@@ -158,6 +162,10 @@ def _controls() -> None:
     settings.top_p_slider(c4)
     c5.slider("Tokens", key="tokens", **settings.limits("tokens"),
               help="How many tokens each side writes, unless Nimbus-large ends the text sooner")
+    st.toggle(f"Slow motion ({SLOW_MOTION}× slower)", key="slow",
+              help=f"Shows each side's passes {SLOW_MOTION} times slower than they ran, so that a class "
+                   "can watch the pair's bursts arrive. The clocks, the speeds and the speed-up are "
+                   "measured as always: the waits between passes are on no side's clock.")
 
 
 def _show_last(races: list[Race]) -> None:
@@ -195,10 +203,14 @@ def _run(pair) -> None:
     pending = st.empty()
     pending.caption("The results appear here once both sides have finished; a race stopped before "
                     "then has none.")
+    began, pace = time.perf_counter(), SLOW_MOTION if st.session_state.slow else 1
     while not all(lane.done for lane in lanes):
-        min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock).step()
+        lane = min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock)
+        lane.step()
         with board.container():
             draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
+        if pace > 1:  # each pass shown when it would come at this pace, on its own side's clock
+            _wait_until(began + pace * lane.clock)
     pending.empty()
     s = st.session_state
     race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes),
@@ -207,6 +219,13 @@ def _run(pair) -> None:
     s.races = [*s.get("races", []), race][-KEPT_RACES:]
     results(race)
     races_so_far(s.races)
+
+
+def _wait_until(moment: float) -> None:
+    """Slow motion's wait, outside both sides' clocks (a moment from time.perf_counter)."""
+    wait = moment - time.perf_counter()
+    if wait > 0:
+        time.sleep(wait)
 
 
 def races_so_far(races: list[Race]) -> None:

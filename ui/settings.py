@@ -34,7 +34,7 @@ PLAYGROUND = [
     text_param("prompt", DEFAULT_PROMPT,
                lambda text: fit_text(text, MAX_PROMPT_CHARS, "prompt in the link")),
 ]
-RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1)]
+RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1), bool_param("slow")]
 # the race's controls: the playground's, but for the draft noise, which it has no slider for
 RACE_PAGE = [p for p in PLAYGROUND if p.name != "noise"] + RACE
 THREAD = [text_param("message", QUESTIONS[0],
