@@ -1800,12 +1800,27 @@ def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow)
     """Slow motion holds each pass on screen until SLOW_MOTION times its side's clock has
     passed since the start; the wait is on no clock, so the race's figures stay its own."""
     waits = []
-    monkeypatch.setattr(ui.race, "_wait_until", waits.append)
+
+    class Elsewhere:  # other sessions make 5 passes of Nimbus-large during each wait
+        passes = 0
+
+        def by_others(self):
+            return self.passes
+
+    elsewhere = Elsewhere()
+
+    def wait(moment):
+        waits.append(moment)
+        elsewhere.passes += 5
+
+    monkeypatch.setattr(ui.race, "_wait_until", wait)
+    monkeypatch.setattr(ui.race, "TARGET_PASSES", elsewhere)
     at = page("race", tokens="8", temperature="0", slow=slow)
     assert at.toggle(key="slow").value == (slow == "1")
     button(at, "Start the race").click().run()
     no_exception(at)
     race = at.session_state["races"][-1]
+    assert race.others_passes == 0  # made while no side ran, so on no clock
     if slow == "0":
         assert waits == []
         return

@@ -196,7 +196,6 @@ def _run(pair) -> None:
         # would otherwise run below the fold)
         focus.show_now(".st-key-race_lanes")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
-    others_before = TARGET_PASSES.by_others()
     lane_key()  # before the race runs, so that a race stopped halfway keeps it
     # where the results will stand; a race stopped before both sides finish keeps this line, so
     # that its lanes are not read as a result
@@ -204,9 +203,14 @@ def _run(pair) -> None:
     pending.caption("The results appear here once both sides have finished; a race stopped before "
                     "then has none.")
     began, pace = time.perf_counter(), SLOW_MOTION if st.session_state.slow else 1
+    # Nimbus-large's passes by other sessions while a side ran (so not in slow motion's waits),
+    # which its clock counted
+    others = 0
     while not all(lane.done for lane in lanes):
         lane = min((lane for lane in lanes if not lane.done), key=lambda lane: lane.clock)
+        before = TARGET_PASSES.by_others()
         lane.step()
+        others += TARGET_PASSES.by_others() - before
         with board.container():
             draw_scoreboard(tuple(lane.finished() for lane in lanes), st.session_state.tokens)
         if pace > 1:  # each pass shown when it would come at this pace, on its own side's clock
@@ -215,7 +219,7 @@ def _run(pair) -> None:
     s = st.session_state
     race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes),
                 temperature=s.temperature, top_p=s.top_p, seed=int(s.seed),
-                others_passes=TARGET_PASSES.by_others() - others_before)
+                others_passes=others)
     s.races = [*s.get("races", []), race][-KEPT_RACES:]
     results(race)
     races_so_far(s.races)
