@@ -18,12 +18,12 @@ from common import (HELDOUT_PROMPTS, RESULTS, add_prompts_option,
                     chosen_prompts, cpu_products, own_texts, run, write)
 
 from lessons.speed_charts import sweep_chart
-from specdec_core.results import read_results
 from specdec_core.bench import BENCH_PROMPTS, compare_methods
 from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import cost_context, measure, verify_costs
+from specdec_core.results import read_results
 from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round
 
 

@@ -171,9 +171,10 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
     drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
-    uniform blend gives every token some; where it left it as shown, that it took and gave alike. Where the run's own α (`measured`, over `checks`
-    checks) is far from it, why: the two texts differ, or (`same_text`, at temperature 0) the
-    run checked only some of the text's positions, one coin flip each."""
+    uniform blend gives every token some; where it left it as shown, that it took and gave
+    alike. Where the run's own α (`measured`, over `checks` checks) is far from it, why: the two
+    texts differ, or (`same_text`, at temperature 0) the run checked only some of the text's
+    positions, one coin flip each."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "

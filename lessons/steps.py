@@ -271,10 +271,10 @@ STEPS = (
          "multiplying; the other positions reuse what it has read. How much more a pass over them "
          "all costs than a pass over one position is timed below.\n\n"
          "**β = Σ min(p, q)** is the chance that a guess drawn from q at a position will be kept "
-         "when step 3 checks it, averaged over everything the draft might draw there. Beside each orange q and "
-         "blue p, the green bar is the smaller of the two, min(p, q); β sums them over all tokens, "
-         "not only those shown. The token the draft actually drew gets its own chance in the next "
-         "step.",
+         "when step 3 checks it, averaged over everything the draft might draw there. Beside each "
+         "orange q and blue p, the green bar is the smaller of the two, min(p, q); β sums them over "
+         "all tokens, not only those shown. The token the draft actually drew gets its own chance "
+         "in the next step.",
          _verify_takeaway),
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "

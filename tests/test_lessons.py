@@ -1072,7 +1072,8 @@ def test_the_exactness_takeaway_says_when_a_round_was_easier_or_harder_than_most
         keeps = [acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]) for i, t in enumerate(sc.draft_tokens)]
         these = expected_tokens_given_drafts(keeps)
         text = step(5).takeaway(dataclasses.replace(sc, drafter="nimbus-mini"))
-        remark = f"were {'easier' if these > average else 'harder'} to get right than that average ({these:.2f} against"
+        remark = (f"were {'easier' if these > average else 'harder'} to get right than that average "
+                  f"({these:.2f} against")
         assert (remark in text) == (abs(these - average) >= 0.5), (these, average, text)
     easy = step(5).takeaway(dataclasses.replace(all_kept, drafter="nimbus-mini"))
     assert "easier to get right than that average" in easy  # every draft has p ≥ q: all 4 tokens expected

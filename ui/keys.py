@@ -8,8 +8,9 @@ at a time, and turns the step as → does once the step's buttons are in view; P
 to the step's first line, then turns back as ← does. On the other pages the two keys read on
 and back through the page a screen at a time (the page's own scrolling needs a click in it
 first), and at a page's foot, or once the walkthrough's last step has been read, Page Down
-follows the link on to the next page. On a page with a box to type in, Esc must leave instructor mode only when no box has the
-key (there Esc belongs to the box: it closes a list or drops what was typed); and after a click
+follows the link on to the next page. On a page with a box to type in, Esc must leave
+instructor mode only when no box has the key (there Esc belongs to the box: it closes a list or
+drops what was typed); and after a click
 on a switch of the sidebar (instructor mode, predict first, or leaving instructor mode, which
 hands the focus to its switch), → and ← must still turn the step.
 A key pressed while the walkthrough is still being drawn (its buttons come after the step's

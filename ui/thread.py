@@ -44,9 +44,10 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
                    f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of "
                    f"the {counted(reply.stats.checked, 'draft')} it checked (α ≈ {reply.stats.alpha:.2f} for "
                    "this reply; α depends on the temperature, and the drafter table on the So what page "
-                   "measured it at temperature 1). A draft after a rejection is never checked; the key under the reply names "
-                   "each token's colour. A model this small sometimes repeats itself; such a "
-                   "loop comes from Nimbus-large's own distribution, which the pair samples exactly. "
+                   "measured it at temperature 1). A draft after a rejection is never checked; the key "
+                   "under the reply names each token's colour. A model this small sometimes repeats "
+                   "itself; such a loop comes from Nimbus-large's own distribution, which the pair "
+                   "samples exactly. "
                    f"{OTHER_MACHINES}")
 
 
