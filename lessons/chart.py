@@ -42,11 +42,16 @@ def target_alone_line(fig: go.Figure) -> go.Figure:
     return fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
 
 
+Y_TITLE = "tokens per pass ·<br>speed-up (×)"
+
+
 def gamma_axes(fig: go.Figure) -> go.Figure:
     """The axes of tokens per pass and speed-up against γ, with the target-alone line at 1×."""
     target_alone_line(fig)
     fig.update_xaxes(title="γ, drafted tokens per round", dtick=1)
-    fig.update_yaxes(title="tokens per pass · speed-up (×)")
+    # on two lines: in a projector's large type, above a long legend, one line ran past the
+    # plot's height and lost its end
+    fig.update_yaxes(title=Y_TITLE)
     return fig
 
 

@@ -624,7 +624,7 @@ def test_charts_against_gamma_mark_the_speed_of_the_target_alone():
     for chart in (sweep, playground_figures.speedup_chart(0.4, 0.1, 2)):
         layout = chart.figure.layout
         assert [(shape.y0, shape.y1, shape.layer) for shape in layout.shapes] == [(1, 1, "above")]
-        assert layout.yaxis.title.text == "tokens per pass · speed-up (×)"
+        assert layout.yaxis.title.text == "tokens per pass ·<br>speed-up (×)"
 
 
 def test_the_saved_sweep_page_is_the_chart_so_what_draws_from_the_saved_figures():
