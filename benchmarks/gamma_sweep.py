@@ -23,7 +23,7 @@ from specdec_core.catalog import DEFAULT_DRAFTER
 from specdec_core.inputs import whole_number
 from specdec_core.models import load_pair
 from specdec_core.quality import cost_context, measure, verify_costs
-from specdec_core.results import read_results
+from specdec_core.results import read_results, reading
 from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round
 
 
@@ -37,10 +37,7 @@ def main() -> None:
                     help="draw gamma_sweep.html again from the saved gamma_sweep.json; measure nothing")
     args = ap.parse_args()
     if args.redraw:
-        saved = read_results(RESULTS / "gamma_sweep.json")
-        if saved is None:
-            ap.error(f"no {RESULTS / 'gamma_sweep.json'} to redraw: run the sweep first")
-        return draw(saved)
+        return redraw(ap, args)
     custom = chosen_prompts(ap, args, ())  # else held-out prompts for alpha, bench prompts for speed
     pair = load_pair(args.drafter)
     products = cpu_products(pair)
@@ -72,12 +69,26 @@ def main() -> None:
     payload = {"drafter": args.drafter, "temperature": args.temperature, "alpha": alpha, "cost_ratio": cost,
                "cpu_products": products, "rows": rows}
     print("wrote", write("gamma_sweep.json", payload))
-    draw(payload)
+    save_page(sweep_chart(payload))
 
 
-def draw(payload: dict) -> None:
+def redraw(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--redraw: the saved sweep drawn again; a damaged file is named with its fix, as the So
+    what page names it."""
+    if args.prompts or args.drafter != DEFAULT_DRAFTER or args.temperature != 1.0 or args.tokens != 96:
+        ap.error("--redraw measures nothing and takes no other option")
+    path = RESULTS / "gamma_sweep.json"
+    saved = read_results(path)
+    if saved is None:
+        ap.error(f"no {path} to redraw: run the sweep first")
+    with reading(path):
+        chart = sweep_chart(saved)
+    save_page(chart)
+
+
+def save_page(chart) -> None:
     """The sweep's chart as So what draws it, saved as a page of its own."""
-    sweep_chart(payload).figure.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)
+    chart.figure.write_html(RESULTS / "gamma_sweep.html", include_plotlyjs=True)
     print("wrote", RESULTS / "gamma_sweep.html")
 
 

@@ -75,7 +75,7 @@ def short_rounds_note(summary: RoundSummary, gamma: int) -> str:
     if f"{plain:.2f}" == f"{summary.expected_tokens_per_round:.2f}":
         return ""
     return (f" The closed form over these rounds ({summary.expected_tokens_per_round:.2f}) is below "
-            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and the measured α: the rounds "
+            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and this run's α: the rounds "
             "near the end drafted fewer than γ or had no room for a bonus token.")
 
 
@@ -185,7 +185,8 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
                  if head < vocabulary else "")
         note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "
                  f"gives little or no probability{reach}, and the uniform blend gives every token some.")
-    elif noise and round(alpha, 2) == round(plain, 2):
+    # (not where the drafter never agrees: there the blend has nothing to take, and gives little)
+    elif noise and plain >= 0.01 and round(alpha, 2) == round(plain, 2):
         note += (f" Here noise hardly moves α: the blend takes away part of what {drafter} gives the "
                  "tokens p favours, and its share for every token gives about as much back.")
     if measured is not None and checks and abs(measured - alpha) > FAR_APART:

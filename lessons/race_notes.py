@@ -19,13 +19,13 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
     is the clocks', not the drafts'."""
     if cost is None or verify is None:
         return ""
-    worked, counted = _priced(per_pass, drafts, gamma, cost, verify, stopped)
-    if round(counted, 2) >= 1:
+    worked, by_count = _priced(per_pass, drafts, gamma, cost, verify, stopped)
+    if round(by_count, 2) >= 1:
         clocks = "" if raced is None else f" ({raced:.2f}x)"
         return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
                 f"race's own clocks{clocks}: {MEDIANS} Run it again to see how far a race moves.")
     fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
-    return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, counted)} "
+    return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, by_count)} "
             f"Fewer drafts a round, with {fewer}, waste less on guesses the target rejects.")
 
 
@@ -33,13 +33,18 @@ def gain_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
               verify: float | None, raced: float, stopped: bool = False) -> str:
     """Why a race the pair won (`raced`, its speed-up) gained less than its tokens per pass: each
     round also paid for its drafts and for a check dearer than one step, worked out as
-    `slower_note` does; "" where a cost was not measured."""
-    if cost is None or verify is None:
+    `slower_note` does. Where the count says the pair should have lost, the win is the clocks',
+    as `slower_note` says of a loss the count does not expect. "" where a cost was not measured,
+    or where the race gained its tokens per pass as shown (`overshoot_note` speaks of more)."""
+    if cost is None or verify is None or round(raced, 2) >= round(per_pass, 2):
         return ""
-    worked, counted = _priced(per_pass, drafts, gamma, cost, verify, stopped)
+    worked, by_count = _priced(per_pass, drafts, gamma, cost, verify, stopped)
+    if round(by_count, 2) < 1:
+        return (f"By the costs on the So what page the pair should have lost: {worked} It won on this "
+                f"race's own clocks ({raced:.2f}x): {MEDIANS} Run it again to see how far a race moves.")
     return (f"Why {per_pass:.2f} tokens per target pass made the pair only {raced:.2f}x as fast: each "
             f"round also pays for its drafts and its check. By the costs on the So what page, "
-            f"{worked}{_apart(raced, counted)}")
+            f"{worked}{_apart(raced, by_count)}")
 
 
 MEDIANS = ("So what's costs are medians of many tries that `make bench` timed, and a pass's cost "
@@ -52,18 +57,18 @@ def _priced(per_pass: float, drafts: float, gamma: int, cost: float, verify: flo
     the speed-up that count gives."""
     drafts, cost, verify, per_pass = round(drafts, 1), round(cost, 2), round(verify, 2), round(per_pass, 2)
     spent = drafts * cost + verify
-    counted = per_pass / spent
+    by_count = per_pass / spent
     checked = (f"{drafts:.1f} drafts (a round's average here, with the early stop)" if stopped
-               else f"{gamma} drafts")
+               else counted(gamma, "draft"))
     return (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
             f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
             f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
-            f"tokens: {counted:.2f}x by that count."), counted
+            f"tokens: {by_count:.2f}x by that count."), by_count
 
 
-def _apart(raced: float | None, counted: float) -> str:
+def _apart(raced: float | None, by_count: float) -> str:
     """The race's own speed-up, where it misses the count by more than a race's scatter."""
-    if raced is None or abs(round(raced, 2) - round(counted, 2)) <= RACE_SCATTER:
+    if raced is None or abs(round(raced, 2) - round(by_count, 2)) <= RACE_SCATTER:
         return ""
     return f" This race's own clocks gave {raced:.2f}x: {MEDIANS}"
 

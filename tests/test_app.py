@@ -1798,8 +1798,9 @@ def test_each_page_leads_on_to_the_next_as_the_sidebar_lists_them():
 @pytest.mark.parametrize("slow", ["0", "1"])
 def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow):
     """Slow motion holds each pass on screen until SLOW_MOTION times its side's clock has
-    passed since the start; the wait is on no clock, so the race's figures stay its own."""
-    waits = []
+    passed since the start; the waits are on no clock, and other sessions' passes made during
+    them do not call the machine shared."""
+    waits, clocks = [], []
 
     class Elsewhere:  # other sessions make 5 passes of Nimbus-large during each wait
         passes = 0
@@ -1813,8 +1814,15 @@ def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow)
         waits.append(moment)
         elsewhere.passes += 5
 
+    step = ui.race.Lane.step
+
+    def recorded_step(self):
+        step(self)
+        clocks.append(self.clock)
+
     monkeypatch.setattr(ui.race, "_wait_until", wait)
     monkeypatch.setattr(ui.race, "TARGET_PASSES", elsewhere)
+    monkeypatch.setattr(ui.race.Lane, "step", recorded_step)
     at = page("race", tokens="8", temperature="0", slow=slow)
     assert at.toggle(key="slow").value == (slow == "1")
     button(at, "Start the race").click().run()
@@ -1824,8 +1832,7 @@ def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow)
     if slow == "0":
         assert waits == []
         return
-    passes = race.base.passes + race.spec.passes
-    assert passes <= len(waits) <= passes + 2  # a wait after each pass (and after each side's end)
-    assert max(waits) - min(waits) <= ui.race.SLOW_MOTION * max(race.base.seconds, race.spec.seconds)
-    # paced: at 1× the moments would span no more than the clocks themselves
-    assert max(waits) - min(waits) >= 2 * max(race.base.seconds, race.spec.seconds)
+    # one wait after each step, until the moment SLOW_MOTION times the stepped side's clock
+    assert len(waits) == len(clocks) >= race.base.passes + race.spec.passes
+    assert [w - waits[0] for w in waits] == pytest.approx(
+        [ui.race.SLOW_MOTION * (c - clocks[0]) for c in clocks], abs=1e-9)

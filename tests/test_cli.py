@@ -386,6 +386,16 @@ def test_every_benchmark_script_answers_help_without_measuring(name):
     assert {p: p.read_bytes() for p in saved} == saved
 
 
+def test_the_sweeps_redraw_takes_no_measuring_option():
+    """--redraw draws the saved sweep again; a measuring option beside it would be ignored, so it
+    is refused, before anything is written."""
+    saved = {p: p.read_bytes() for p in (ROOT / "assets" / "benchmarks").iterdir()}
+    for option in (["--tokens", "8"], ["--drafter", "early-exit-4"], ["--prompts", "x.txt"]):
+        run = script("gamma_sweep.py", "--redraw", *option)
+        assert last_error(run).endswith("error: --redraw measures nothing and takes no other option")
+    assert {p: p.read_bytes() for p in saved} == saved
+
+
 def test_benchmark_script_refuses_a_prompt_too_long_in_one_line(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text("word " * 9000, encoding="utf-8")

@@ -1175,6 +1175,8 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     level = steady_alpha_note(0.112, 0.108, 0.5, "early-exit-4", 49152, 49152, 48)
     assert "Here noise hardly moves α" in level and "noise raises" not in level
     assert "hardly moves" not in plain and "hardly moves" not in noisy and "hardly moves" not in raised
+    # a drafter that never agrees (α 0 as shown): nothing for the blend to take, nothing said
+    assert "hardly moves" not in steady_alpha_note(0.001, 0.0, 0.5, "early-exit-4", 49152, 49152, 48)
 
 
 def test_every_way_a_token_comes_has_its_own_colour_and_underline():
@@ -1407,6 +1409,14 @@ def test_a_race_the_pair_won_prices_its_rounds_as_a_loss_does():
                     "and bought 1.85 tokens: 1.20x by that count.")
     assert "This race's own clocks gave 1.00x" in race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.0)
     assert race_notes.gain_note(1.85, 3.8, 4, None, 1.2, raced=1.1) == ""
+    # all its tokens per pass, as shown: no "only"
+    assert race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.848) == ""
+    # the count says it should have lost: the win is the clocks', not a small gain
+    won = race_notes.gain_note(1.30, 4.0, 4, 0.1, 1.2, raced=1.05)
+    assert won.startswith("By the costs on the So what page the pair should have lost:")
+    assert "0.81x by that count. It won on this race's own clocks (1.05x)" in won and "only" not in won
+    # one draft, singular
+    assert "the pass that checks 1 draft about 1.05 passes" in race_notes.gain_note(1.5, 1.0, 1, 0.1, 1.05, raced=1.2)
 
 
 def test_a_race_faster_than_its_passes_allow_says_it_was_noise():

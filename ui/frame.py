@@ -4,6 +4,7 @@ the next page."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
@@ -54,9 +55,20 @@ def end(page_file: str) -> None:
     if not following:
         return
     path, title, icon = following
+
+    def link() -> None:
+        with st.container(key=NEXT_PAGE_KEY):
+            st.page_link(path, label=f"Next: {title}", icon=icon)
+
+    page_links(link)
+
+
+def page_links(draw: Callable[[], None]) -> None:
+    """Links to other pages, drawn by `draw`; nothing where the page's file runs on its own,
+    outside app.py's navigation, where `st.page_link` finds no pages to link to."""
     slot = st.empty()
     try:
-        with slot.container(key=NEXT_PAGE_KEY):
-            st.page_link(path, label=f"Next: {title}", icon=icon)
-    except StreamlitPageNotFoundError:  # the page's file run on its own, outside app.py's navigation
+        with slot.container():
+            draw()
+    except StreamlitPageNotFoundError:
         slot.empty()

@@ -164,8 +164,10 @@ def _controls() -> None:
               help="How many tokens each side writes, unless Nimbus-large ends the text sooner")
     st.toggle(f"Slow motion ({SLOW_MOTION}× slower)", key="slow",
               help=f"Shows each side's passes {SLOW_MOTION} times slower than they ran, so that a class "
-                   "can watch the pair's bursts arrive. The clocks, the speeds and the speed-up are "
-                   "measured as always: the waits between passes are on no side's clock.")
+                   "can watch the pair's bursts arrive. The waits between passes are on no side's "
+                   "clock, but a pass after a wait runs a little slower (the processor's caches have "
+                   "gone cold), so both sides' speeds may read a little lower than at full speed; "
+                   "the speed-up, with both sides slowed alike, moves less.")
 
 
 def _show_last(races: list[Race]) -> None:

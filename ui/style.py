@@ -31,8 +31,9 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 PHONE_PANEL_TITLES
   .js-plotly-plot .xaxislayer-above text { font-size: 12px !important; }
 }
-/* the race's two lanes side by side: each side's name held to two lines, so that both texts
-   start level where the pair's longer name wraps in this large type */
+/* the race's two lanes side by side: each side's name at least two lines tall, so that both
+   texts start level where the pair's longer name wraps onto a second line in this large type
+   (a column narrow enough for three lines, just above a phone's width, still leaves them uneven) */
 @media (min-width: 640px) {
   :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"]
     [data-testid="stMarkdownContainer"] > p:first-child > strong:first-child {

@@ -5,7 +5,6 @@ from urllib.parse import urlencode, urlparse
 
 import numpy as np
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 from lessons import figures
 from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_distance, hidden_shortcuts,
@@ -341,17 +340,15 @@ NEXT_PAGES = (
 
 def _where_next() -> None:
     """Links on from the last step: in instructor mode there is no sidebar to find them in."""
-    slot = st.empty()
-    try:
-        with slot.container():
-            st.markdown("**Where next**")
-            with st.container(key=keys.NEXT_PAGE_KEY):  # the one a clicker's Page Down follows
-                first, label = NEXT_PAGES[0]
-                st.page_link(first, label=label, icon=ICONS[first])
-            for path, label in NEXT_PAGES[1:]:
-                st.page_link(path, label=label, icon=ICONS[path])
-    except StreamlitPageNotFoundError:  # this page's file run on its own, outside app.py's navigation
-        slot.empty()
+    def links() -> None:
+        st.markdown("**Where next**")
+        with st.container(key=keys.NEXT_PAGE_KEY):  # the one a clicker's Page Down follows
+            first, label = NEXT_PAGES[0]
+            st.page_link(first, label=label, icon=ICONS[first])
+        for path, label in NEXT_PAGES[1:]:
+            st.page_link(path, label=label, icon=ICONS[path])
+
+    frame.page_links(links)
 
 
 def _class_link() -> None:

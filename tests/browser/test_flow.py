@@ -716,18 +716,30 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
     no_exception(page)
 
 
+# where the main area is scrolled to, and whether the link on to the next page is in view
+_WHERE = """() => {
+  const link = document.querySelector('[data-testid="stMain"] .st-key-next_page');
+  return {top: document.querySelector('[data-testid="stMain"]').scrollTop,
+          link: Boolean(link) && link.getBoundingClientRect().bottom <= window.innerHeight};
+}"""
+
+
 def _page_down_until_the_page_is(page: Page, path: str, presses: int = 20) -> int:
     """Page Down, one press at a time, until the address is `path`; how many presses it took.
-    Each press before then must scroll on: a press that neither scrolls nor moves on is stuck."""
+    Each press before then must scroll on, and the press that opens `path` must come with the
+    link on to it in view: no page is left before its end has been shown."""
     for n in range(1, presses + 1):
-        top = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+        where = page.evaluate(_WHERE)
         page.keyboard.press("PageDown")
-        try:
-            expect(page).to_have_url(re.compile(rf"/{path}\?(.*&)?present=1"), timeout=1500)
+        page.wait_for_function(
+            "([path, top]) => new URL(location.href).pathname === '/' + path"
+            " || document.querySelector('[data-testid=\"stMain\"]').scrollTop !== top",
+            arg=[path, where["top"]], timeout=RUN_MS)
+        if page.evaluate("() => new URL(location.href).pathname") == f"/{path}":
+            assert where["link"], f"press {n} opened /{path} before the link on to it was shown"
+            expect(page).to_have_url(re.compile(rf"/{path}\?(.*&)?present=1"))
             return n
-        except AssertionError:
-            moved = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop")
-            assert moved != top, f"press {n} neither scrolled nor opened /{path}"
+        page.wait_for_timeout(400)  # the scroll comes to rest
     raise AssertionError(f"{presses} presses of Page Down never opened /{path}")
 
 
@@ -747,7 +759,8 @@ def test_a_clicker_alone_presents_the_lesson_from_page_to_page(page: Page):
     expect(button(page, "Leave instructor mode")).to_be_visible()
     link = page.get_by_test_id("stMain").locator(".st-key-next_page a")
     expect(link).to_have_text(re.compile("Next: The Nimbus thread"))
-    page.wait_for_timeout(800)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _holds_still(page)
     assert _page_down_until_the_page_is(page, "thread") > 1
     expect(page.get_by_role("heading", name="The Nimbus thread", level=1)).to_be_visible(timeout=RUN_MS)
     no_exception(page)
