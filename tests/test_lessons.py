@@ -833,6 +833,20 @@ def test_simulate_all_is_reproducible_and_checks_the_rule():
         montecarlo.simulate(P_MC, Q_MC, 10, np.random.default_rng(0), "accept if you like it")
 
 
+def test_the_rules_are_simulated_from_the_same_random_numbers():
+    """Where no rule can differ, none does by luck: a draft that never agrees with the target
+    (β = 0) leaves the residual equal to p, so the exact rule and resampling from p come out
+    draw for draw alike; a draft equal to the target keeps every draft, as accepting every
+    draft does. Elsewhere the rules still differ."""
+    p = np.array([0.5, 0.3, 0.2, 0.0, 0.0])
+    apart = montecarlo.simulate_all(p, np.array([0.0, 0.0, 0.0, 0.6, 0.4]), 2_000, seed=7)
+    np.testing.assert_array_equal(apart["accept-or-correct"], apart["resample from p on reject"])
+    same = montecarlo.simulate_all(p, p, 2_000, seed=7)
+    np.testing.assert_array_equal(same["accept-or-correct"], same["accept every draft"])
+    mixed = montecarlo.simulate_all(P_MC, Q_MC, 2_000, seed=7)
+    assert not np.array_equal(mixed["accept-or-correct"], mixed["resample from p on reject"])
+
+
 # --- code lesson ---------------------------------------------------------------------------
 
 def test_every_anchor_is_in_the_running_source():
