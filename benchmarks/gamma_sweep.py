@@ -75,7 +75,8 @@ def main() -> None:
 def redraw(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """--redraw: the saved sweep drawn again; a damaged file is named with its fix, as the So
     what page names it."""
-    if args.prompts or args.drafter != DEFAULT_DRAFTER or args.temperature != 1.0 or args.tokens != 96:
+    if any(getattr(args, option) != ap.get_default(option)
+           for option in ("drafter", "temperature", "tokens", "prompts")):
         ap.error("--redraw measures nothing and takes no other option")
     path = RESULTS / "gamma_sweep.json"
     saved = read_results(path)
