@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from harness import LAUNCH, SCREENSHOTS, AppServer, chromium_missing_message, full_screenshot
 
 VIEWPORT = {"width": 1280, "height": 900}
+# Playwright's expect waits 5 s by default: on a busy two-core machine an element whose code
+# loads on first use (a chart, a metric) can take longer to appear after its run
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from harness import LAST_STEP, SCREENSHOTS, button, full_screenshot, running, st
 
 FIRST_LOAD_MS = 180_000  # the first page of the session loads the models
 RUN_MS = 90_000  # one rerun of a page on a busy two-core machine
+NOTHING_STALE = "() => !document.querySelector('[data-testid=\"stMain\"] [data-stale=\"true\"]')"
 
 
 def step_label(page: Page, k: int):
@@ -30,7 +31,10 @@ def no_exception(page: Page) -> None:
 
 
 def at_step(page: Page, k: int, timeout: float = RUN_MS) -> None:
+    """Step `k` is on screen and its run is over: nothing of the step before is left, marked
+    stale (Streamlit's running figure shows only once a run has taken half a second)."""
     expect(step_label(page, k)).to_be_visible(timeout=timeout)
+    page.wait_for_function(NOTHING_STALE, timeout=timeout)
     settled(page, timeout)
     expect(button(page, "Next")).to_be_visible(timeout=timeout)
     if k > 1:
@@ -443,9 +447,18 @@ new MutationObserver(() => {
 def test_a_new_playground_text_arrives_pass_by_pass(page: Page):
     """The first time the controls ask for a text, its figures and chips grow after each target
     pass, and the charts, which need the whole text, come last. Meanwhile Streamlit's running
-    indicator, with its Stop button, says the page is still at work."""
+    indicator, with its Stop button, says the page is still at work. (The playground is opened
+    from step 5, which draws metrics: a browser draws its first metric only once Streamlit's code
+    for metrics has loaded, which can take a text's first few passes.)"""
     page.add_init_script(WATCH_THE_PLAYGROUND)
-    open_playground(page, "?seed=4712")  # a seed no other test asks for: its text is not yet kept
+    page.goto("/?step=5&seed=4712")  # a seed no other test asks for: its text is not yet kept
+    expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.evaluate("window.__play = []")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Playground").click()
+    expect(page).to_have_url(re.compile(r"/playground\?(.*&)?seed=4712(&|$)"), timeout=RUN_MS)
+    expect(page.get_by_text(re.compile(r"\d+ rounds to write \d+ tokens"))).to_be_visible(timeout=RUN_MS)
+    settled(page)
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2)  # drawn once plotly has loaded
     no_exception(page)
     seen = page.evaluate("window.__play")
@@ -611,6 +624,8 @@ def _clicker_ready(page: Page, query: str = "?present=1") -> None:
     _drawn(page)
     # the page's script that listens for the clicker runs a moment after the page is drawn
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    expect(page.get_by_test_id("stMain").locator(".js-plotly-plot").first).to_be_visible(timeout=RUN_MS)
+    _holds_still(page)
 
 
 def _drawn(page: Page) -> None:
@@ -618,8 +633,7 @@ def _drawn(page: Page) -> None:
     stale: Streamlit's running figure shows only once a run has taken a while), and a clicker
     press is taken again: one before then, or within 0.7 s of the press that turned the step,
     is let go, as a press made twice."""
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stMain\"] [data-stale=\"true\"]')",
-                           timeout=RUN_MS)
+    page.wait_for_function(NOTHING_STALE, timeout=RUN_MS)
     page.wait_for_timeout(800)
 
 
@@ -879,12 +893,16 @@ _HALF_HIDDEN = """() => {
 
 
 def _holds_still(page: Page) -> None:
-    """Until the page's fonts are in and the main area's height has held for a second: a late
-    reflow (a web font swapped in, a table drawn in its final widths) would move lines under the
-    header after a key had scrolled to them."""
+    """Until the page's fonts and its elements' code are in, and the main area's height has held
+    for a second: a late reflow (a web font swapped in, a chart drawn in its placeholder's place,
+    a table drawn in its final widths) would move lines under the header after a key had
+    scrolled to them."""
     page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=RUN_MS)
     page.wait_for_function("""() => {
-      const height = document.querySelector('[data-testid="stMain"]').scrollHeight;
+      const main = document.querySelector('[data-testid="stMain"]');
+      // an element whose code is still loading (a chart's, a code block's) holds a placeholder
+      if (main.querySelector('[data-testid="stSkeleton"]')) { window.heldHeight = null; return false; }
+      const height = main.scrollHeight;
       if (window.heldHeight !== height) { window.heldHeight = height; window.heldSince = Date.now(); }
       return Date.now() - window.heldSince > 1000;
     }""", timeout=RUN_MS, polling=200)
