@@ -133,12 +133,12 @@ def build_scenario(pair, prompt: str = WALKTHROUGH_PROMPT, gamma: int = WALKTHRO
         array.setflags(write=False)  # shared between sessions: never mutated
     shown = [*prompt_ids, *drafts, *record.tokens]
     for row in range(len(drafts) + 1):  # fewer than gamma when the draft wrote end-of-text
-        top_p = np.argsort(-p_dists[row])[:TOP_N]
-        top_q = np.argsort(-q_dists[row])[:TOP_N] if row < len(drafts) else []
+        top_by_p = np.argsort(-p_dists[row])[:TOP_N]
+        top_by_q = np.argsort(-q_dists[row])[:TOP_N] if row < len(drafts) else []
         # the tokens the draft under-offered most: steps 4 and 5 show them by name, never
         # more than TOP_N of them
         under = under_offered(p_dists[row], q_dists[row], TOP_N) if row < len(drafts) else []
-        shown.extend([*top_p, *top_q, *under])
+        shown.extend([*top_by_p, *top_by_q, *under])
     return Scenario(prompt, tuple(prompt_ids), pair.drafter_name, seed, sampling, tuple(drafts),
                     q_dists, p_dists, record, _labels(pair.tokenizer, shown),
                     *(pass_costs or pass_seconds(pair, prompt_ids, drafts)), timed_on=pair.device)

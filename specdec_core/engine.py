@@ -89,19 +89,19 @@ class Result:
 
 # --- small steps ---------------------------------------------------------------------------
 
-def crop(cache: DynamicCache, keep: int) -> None:
-    """Roll a cache back to its first `keep` positions with the cache's public API."""
-    extra = cache.get_seq_length() - keep
+def crop(cache: DynamicCache, length: int) -> None:
+    """Roll a cache back to its first `length` positions with the cache's public API."""
+    extra = cache.get_seq_length() - length
     if extra > 0:
         cache.crop(-extra)
 
 
-def feed(logits_fn, cache: DynamicCache, context: list[int], device, keep: int) -> torch.Tensor:
-    """Run the tokens of `context` the cache has not seen; (keep, V) logits for the last `keep`
+def feed(logits_fn, cache: DynamicCache, context: list[int], device, rows: int) -> torch.Tensor:
+    """Run the tokens of `context` the cache has not seen; (rows, V) logits for the last `rows`
     of them (a prompt's first pass reads a whole prompt, but only its last scores are used)."""
     new = context[cache.get_seq_length():]
     ids = torch.tensor([new], dtype=torch.long, device=device)  # (1, T_new)
-    return logits_fn(ids, cache, keep)
+    return logits_fn(ids, cache, rows)
 
 
 def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
@@ -121,7 +121,7 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
     only on the draft's side, and each drafted token is checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):
-        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device, keep=1)
+        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device, rows=1)
         warped = to_distributions(logits, sampling)[0]  # (V,)
         q = add_noise(warped, noise)
         tokens.append(sample(q, rng))
@@ -188,7 +188,7 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
     """Target-only sampling, one token per target pass."""
     context, cache = list(prompt_ids), DynamicCache()
     for _ in range(max_new_tokens):
-        p = to_distributions(feed(pair.target_logits, cache, context, pair.device, keep=1), sampling)[0]
+        p = to_distributions(feed(pair.target_logits, cache, context, pair.device, rows=1), sampling)[0]
         token = sample(p, rng)
         context.append(token)
         yield Chunk((token,), ("target",), None)

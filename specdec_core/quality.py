@@ -154,11 +154,12 @@ def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_T
     return TextScore(float(beta.mean()), float(agree.mean()), int(len(beta)), len(kept), more)
 
 
-def _pass(fn, ids: torch.Tensor, cache: DynamicCache, keep: int):
-    """A call that runs one pass over `ids` after a cached context, then rolls the cache back."""
+def _pass(fn, ids: torch.Tensor, cache: DynamicCache, length: int):
+    """A call that runs one pass over `ids` after a cached context, then rolls the cache back to
+    the context's `length` positions."""
     def call():
         wait_for(fn(ids, cache))
-        crop(cache, keep)
+        crop(cache, length)
     return call
 
 
@@ -191,11 +192,11 @@ def pass_seconds(pair, context: list[int], positions: int, repeats: int = 15,
     if not 1 <= positions <= len(context):
         raise ValueError(f"positions must lie in [1, {len(context)}]; got {positions}")
     cache = DynamicCache()
-    keep = len(context) - positions
-    if keep:
-        pair.target_logits(torch.tensor([context[:keep]], device=pair.device), cache)
-    calls = {n: _pass(pair.target_logits, torch.tensor([context[keep:keep + n]], device=pair.device),
-                      cache, keep) for n in (positions, 1)}
+    prefix = len(context) - positions
+    if prefix:
+        pair.target_logits(torch.tensor([context[:prefix]], device=pair.device), cache)
+    calls = {n: _pass(pair.target_logits, torch.tensor([context[prefix:prefix + n]], device=pair.device),
+                      cache, prefix) for n in (positions, 1)}
     seconds = alternate_timings(calls, repeats, statistic)
     return seconds[positions], seconds[1]
 

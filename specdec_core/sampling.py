@@ -141,7 +141,8 @@ def check_draft(position: int, token: int, p_row, q_row, u: float) -> DraftCheck
     """Accept `token` when u < min(1, p/q). u lies in [0, 1), so P(accept) = min(1, p/q)."""
     p_x, q_x = float(p_row[token]), float(q_row[token])
     a = acceptance_probability(p_x, q_x)
-    return DraftCheck(position, int(token), q_x, p_x, a, float(u), bool(u < a))
+    return DraftCheck(position=position, token=int(token), q=q_x, p=p_x, accept_prob=a, u=float(u),
+                      accepted=bool(u < a))
 
 
 def round_inputs(draft_tokens, q_dists, p_dists) -> tuple[list[int], np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ class Sampling:
         t, k, p = self.temperature, self.top_k, self.top_p
         check_sampling(t, k, p)
         if not isinstance(self.banned, tuple) or not all(
-                is_whole(t) and t >= 0 for t in self.banned):
+                is_whole(tok) and tok >= 0 for tok in self.banned):
             raise ValueError(f"banned must be a tuple of token ids; got {self.banned!r}")
         # numpy's numbers (a float32 from an array, say) kept as Python's, which the warpers take
         object.__setattr__(self, "temperature", float(t))

@@ -19,7 +19,8 @@ BUTTON_LABEL_JS = """const label = b => (b.querySelector('[data-testid="stMarkdo
 _PENDING = "after_click"  # (labels, show, to_top, always, then) of the last click, for its rerun
 _COUNT = "focus_clicks"
 # runs in the page itself, and watches it for five seconds: the rerun's elements settle
-# over that time (charts are drawn after the buttons around them)
+# over that time (charts are drawn after the buttons around them); longer to bring an element
+# into view while the run still streams content in under it
 _SCRIPT = """<script>
 (() => {{
   const labels = {labels};
@@ -73,7 +74,10 @@ _SCRIPT = """<script>
     }}
     if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
     const done = (!labels.length && !then) || steady >= 3;
-    if ((done && shown) || ++ticks > 50) stop();
+    // after five seconds, it goes on only to bring `show` up, while the run still draws the
+    // page under it (a slow race's lanes), and never past two minutes
+    const running = document.querySelector('[data-testid="stStatusWidget"]') !== null;
+    if ((done && shown) || (++ticks > 50 && (shown || !running)) || ticks > 1200) stop();
   }}, 100);
 }})();
 </script>"""

@@ -540,6 +540,23 @@ def test_taking_the_race_advice_keeps_the_keyboard_focus(page: Page):
     no_exception(page)
 
 
+def test_a_slow_motion_race_comes_up_to_the_top_of_the_view_as_it_grows(page: Page):
+    """Starting a race brings its lanes up to the top of the view, as far as the page under them
+    lets it: in slow motion the page grows for many seconds, and the view follows it all the
+    way, not only for the first few seconds."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/race?tokens=48&slow=1&seed=1302")
+    start = button(page, "Start the race")
+    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    start.click()
+    expect(running(page)).to_have_count(1)
+    settled(page)
+    top = page.evaluate("() => document.querySelector('.st-key-race_lanes').getBoundingClientRect().top")
+    assert top < 900 / 4, top
+    no_exception(page)
+
+
 def test_a_wheel_turned_while_the_race_comes_into_view_is_not_undone(page: Page):
     """Starting a race brings its lanes into view, again and again while the page is still too
     short to; a reader who scrolls back up with the wheel meanwhile keeps the view they chose."""
