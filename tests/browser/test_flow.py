@@ -752,8 +752,11 @@ def test_quick_presses_turn_the_step_once_and_show_the_new_one_from_its_start(pa
 # whether the link on to the next page is in view: the lines of its text, as the clicker's
 # script counts what has been shown (not the boxes around them, whose padding may be below);
 # recorded as each Page Down goes down to the page, before the app's own handler acts on it, so
-# that what is judged is the screen the press was made on, not one read a moment before
+# that what is judged is the screen the press was made on; and which press the link was
+# followed on (the script clicks it while it handles the press), as the page first scrolls or
+# shrinks, and only then shows the new address
 _RECORD_PRESSES = """() => {
+  window.followedOn = null;
   if (window.pressesSeen) return;
   window.pressesSeen = [];
   window.addEventListener("keydown", e => {
@@ -772,25 +775,30 @@ _RECORD_PRESSES = """() => {
     window.pressesSeen.push({top: main.scrollTop, words, screen: window.innerHeight,
                              shown: words !== null && words <= window.innerHeight});
   }, true);
+  document.addEventListener("click", e => {
+    if (e.target.closest && e.target.closest('.st-key-next_page a')) window.followedOn = window.pressesSeen.length;
+  }, true);
 }"""
 
 
 def _page_down_until_the_page_is(page: Page, path: str, presses: int = 20) -> int:
-    """Page Down, one press at a time, until the address is `path`; how many presses it took.
-    Each press before then must scroll on, and the press that opens `path` must come with the
-    link on to it in view: no page is left before its end has been shown."""
+    """Page Down, one press at a time, until one follows the link on to `path`; how many presses
+    it took. Each press before then must scroll on, and the press that follows the link must
+    come with the link in view: no page is left before its end has been shown."""
     page.evaluate(_RECORD_PRESSES)
+    before = page.evaluate("() => window.pressesSeen.length")
+    main = "document.querySelector('[data-testid=\"stMain\"]')"
     for n in range(1, presses + 1):
-        top = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+        top = page.evaluate(f"() => {main}.scrollTop")
         page.keyboard.press("PageDown")
-        page.wait_for_function(
-            "([path, top]) => new URL(location.href).pathname === '/' + path"
-            " || document.querySelector('[data-testid=\"stMain\"]').scrollTop !== top",
-            arg=[path, top], timeout=RUN_MS)
-        if page.evaluate("() => new URL(location.href).pathname") == f"/{path}":
-            seen = page.evaluate("() => window.pressesSeen[window.pressesSeen.length - 1]")
-            assert seen["shown"], f"press {n} opened /{path} before the link on to it was shown: {seen}"
-            expect(page).to_have_url(re.compile(rf"/{path}\?(.*&)?present=1"))
+        page.wait_for_function(f"top => window.followedOn !== null || {main}.scrollTop !== top",
+                               arg=top, timeout=RUN_MS)
+        followed = page.evaluate("() => window.followedOn")
+        if followed is not None:
+            assert followed == before + n, f"the link was followed on press {followed - before}, not {n}"
+            seen = page.evaluate("k => window.pressesSeen[k - 1]", followed)
+            assert seen["shown"], f"press {n} followed the link on to /{path} before it was shown: {seen}"
+            expect(page).to_have_url(re.compile(rf"/{path}\?(.*&)?present=1"), timeout=RUN_MS)
             return n
         page.wait_for_timeout(400)  # the scroll comes to rest
     raise AssertionError(f"{presses} presses of Page Down never opened /{path}")
