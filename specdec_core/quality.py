@@ -140,15 +140,20 @@ def leading_ids(tokenizer, text: str, limit: int) -> tuple[list[int], bool]:
 
 def score_text(pair, text: str, window: int = 512, max_tokens: int = SCORE_MAX_TOKENS) -> TextScore:
     """The drafter's alpha and argmax agreement with the target on any text, such as text the
-    drafter was never trained on. The text is read in windows of `window` tokens, each scored
-    from its second token on, so long texts need no more memory than one window."""
+    drafter was never trained on, at every token but the first. The text is read in windows of
+    `window` tokens that overlap by half: the first scores its tokens from the second on, each
+    later one its second half, so that every token is predicted from all the text before it or
+    at least `window // 2` tokens of it, as in decoding, and long texts need no more memory than
+    one window."""
     if window < 2 or max_tokens < 2:
         raise ValueError(f"window and max_tokens must be at least 2; got {window}, {max_tokens}")
     kept, more = leading_ids(pair.tokenizer, text, max_tokens)
     if len(kept) < 2:
         raise ValueError("the text needs at least two tokens to score a prediction")
-    chunks = [kept[i:i + window] for i in range(0, len(kept), window)]
-    scored = [text_overlap(pair, chunk) for chunk in chunks if len(chunk) >= 2]
+    new, seen = window // 2, window - window // 2  # a later window's new tokens, and those before
+    scored = [text_overlap(pair, kept[:window])]
+    scored += [text_overlap(pair, kept[start - seen:start + new], start=seen)
+               for start in range(window, len(kept), new)]
     beta = np.concatenate([b for b, _ in scored])
     agree = np.concatenate([a for _, a in scored])
     return TextScore(float(beta.mean()), float(agree.mean()), int(len(beta)), len(kept), more)

@@ -34,17 +34,20 @@ def test_text_overlap_scores_the_predictions_of_the_tokens_from_start_on(pair, i
         assert agree[k] == (p.argmax() == q.argmax())
 
 
-def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
+def test_windows_overlap_so_that_every_token_is_scored_with_half_a_window_before_it(pair, ids_of):
+    """Every token but the text's first is scored once: those of the first window from all the
+    text before them, each later one from the half window before its window's new half."""
     ids = ids_of(pair, TEXT)
     n, window = len(ids), 16
+    assert n > 2 * window  # several windows, the last one short
     s = score_text(pair, TEXT, window=window)
-    windows = -(-n // window)
     assert (s.tokens, s.more) == (n, False)
-    assert s.positions == n - windows
+    assert s.positions == n - 1
     first_beta, first_agree = text_overlap(pair, ids[:window])
-    rest = [text_overlap(pair, ids[i:i + window]) for i in range(window, n, window)]
+    rest = [text_overlap(pair, ids[i - 8:i + 8], start=8) for i in range(window, n, 8)]
     beta = np.concatenate([first_beta] + [b for b, _ in rest])
     agree = np.concatenate([first_agree] + [a for _, a in rest])
+    assert len(beta) == n - 1
     assert s.alpha == pytest.approx(float(beta.mean()), abs=1e-6)
     assert s.argmax_agreement == pytest.approx(float(agree.mean()))
     assert 0.0 < s.alpha < 0.9  # early-exit-6 is a poor drafter
@@ -52,7 +55,7 @@ def test_windows_score_every_token_but_each_windows_first(pair, ids_of):
 
 def test_max_tokens_reads_only_the_start(pair):
     s = score_text(pair, TEXT, window=16, max_tokens=20)
-    assert s.tokens == 20 and s.more and s.positions == 15 + 3
+    assert s.tokens == 20 and s.more and s.positions == 19
 
 
 MIXED = ("Order 12345 failed!!  Retry?\n\n  日本語のテキスト 😀😀 naïve café... "
