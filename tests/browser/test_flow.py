@@ -57,6 +57,15 @@ def open_playground(page: Page, query: str = "") -> None:
     settled(page)
 
 
+def start_race(page: Page, query: str) -> None:
+    """The race page opened with `query`, and its race started once the page is drawn."""
+    page.goto(f"/race{query}")
+    start = button(page, "Start the race")
+    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    start.click()
+
+
 def test_five_steps_with_clicks(page: Page):
     open_walkthrough(page)
     at_step(page, 1)
@@ -473,11 +482,7 @@ def test_a_new_playground_text_arrives_pass_by_pass(page: Page):
 
 def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     page.set_viewport_size({"width": 1024, "height": 768})  # a projector: the lanes start below the fold
-    page.goto("/race?tokens=8&temperature=0&present=true")
-    start = button(page, "Start the race")
-    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
-    start.click()
+    start_race(page, "?tokens=8&temperature=0&present=true")
     same = page.get_by_test_id("stMetric").filter(has_text="Same text?")
     expect(same.get_by_test_id("stMetricValue")).to_have_text("yes", timeout=RUN_MS)
     settled(page)
@@ -507,11 +512,7 @@ def test_a_finished_race_quotes_its_prompt_as_written(page: Page):
     """Under the last race, its settings quote the prompt: a web address in it is not a link,
     and ":smile:" or ":material/home:" are not pictures."""
     prompt = "https://ev.il :smile: :material/home: x"
-    page.goto("/race?tokens=8&temperature=0&prompt=" + quote(prompt))
-    start = button(page, "Start the race")
-    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
-    start.click()
+    start_race(page, "?tokens=8&temperature=0&prompt=" + quote(prompt))
     expect(page.get_by_text("Same text?")).to_be_visible(timeout=RUN_MS)
     settled(page)
     box = page.get_by_role("textbox", name="Prompt")
@@ -545,11 +546,7 @@ def test_a_slow_motion_race_comes_up_to_the_top_of_the_view_as_it_grows(page: Pa
     lets it: in slow motion the page grows for many seconds, and the view follows it all the
     way, not only for the first few seconds."""
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto("/race?tokens=48&slow=1&seed=1302")
-    start = button(page, "Start the race")
-    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
-    start.click()
+    start_race(page, "?tokens=48&slow=1&seed=1302")
     expect(running(page)).to_have_count(1)
     settled(page)
     top = page.evaluate("() => document.querySelector('.st-key-race_lanes').getBoundingClientRect().top")
@@ -561,11 +558,7 @@ def test_a_wheel_turned_while_the_race_comes_into_view_is_not_undone(page: Page)
     """Starting a race brings its lanes into view, again and again while the page is still too
     short to; a reader who scrolls back up with the wheel meanwhile keeps the view they chose."""
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto("/race?tokens=160&seed=1301")
-    start = button(page, "Start the race")
-    expect(start).to_be_visible(timeout=FIRST_LOAD_MS)
-    settled(page)
-    start.click()
+    start_race(page, "?tokens=160&seed=1301")
     scrolled = "document.querySelector('[data-testid=stMain]').scrollTop"
     page.wait_for_function(f"{scrolled} > 0", timeout=RUN_MS)  # the lanes are being brought up
     page.mouse.move(800, 500)
