@@ -111,10 +111,11 @@ def overlap(p, q) -> np.ndarray | float:
 def residual_distribution(p, q) -> tuple[np.ndarray, float]:
     """(max(0, p - q) / Z, Z) for one position.
 
-    When Z == 0 (p <= q everywhere; both sum to 1, so p == q) a rejection cannot happen; the
-    function then returns (p, 0.0) so that it is total and a caller that samples from it still
-    draws from the target. Any Z > 0, however small, is divided by: the residual then holds
-    only tokens with p > q, so a rejected draft (which has p < q) is never its own correction.
+    When Z == 0 (p <= q everywhere; both sum to 1, so p == q) a rejection cannot
+    happen; the function then returns (p, 0.0) so that it is total and a caller that
+    samples from it still draws from the target. Any Z > 0, however small, is divided
+    by: the residual then holds only tokens with p > q, so a rejected draft (which has
+    p < q) is never its own correction.
     """
     p = np.asarray(p, dtype=np.float64)
     leftover = np.maximum(0.0, p - np.asarray(q, dtype=np.float64))
@@ -131,18 +132,19 @@ def sample(dist, rng: np.random.Generator) -> int:
     if not (np.isfinite(cdf[-1]) and cdf[-1] > 0):
         raise ValueError(f"cannot sample from a distribution whose total is {cdf[-1]}")
     u = rng.random() * cdf[-1]  # in [0, total)
-    idx = int(np.searchsorted(cdf, u, side="right"))  # first cdf > u, so dist[idx] > 0
+    idx = int(np.searchsorted(cdf, u, side="right"))  # first cdf > u: dist[idx] > 0
     if idx >= len(cdf):  # u rounded up to the total in floating point
         idx = int(np.flatnonzero(dist > 0)[-1])
     return idx
 
 
 def check_draft(position: int, token: int, p_row, q_row, u: float) -> DraftCheck:
-    """Accept `token` when u < min(1, p/q). u lies in [0, 1), so P(accept) = min(1, p/q)."""
+    """Accept `token` when u < min(1, p/q).
+    u lies in [0, 1), so P(accept) = min(1, p/q)."""
     p_x, q_x = float(p_row[token]), float(q_row[token])
     a = acceptance_probability(p_x, q_x)
-    return DraftCheck(position=position, token=int(token), q=q_x, p=p_x, accept_prob=a, u=float(u),
-                      accepted=bool(u < a))
+    return DraftCheck(position=position, token=int(token), q=q_x, p=p_x,
+                      accept_prob=a, u=float(u), accepted=bool(u < a))
 
 
 def round_inputs(draft_tokens, q_dists, p_dists) -> tuple[list[int], np.ndarray, np.ndarray]:
