@@ -90,7 +90,8 @@ class Result:
 # --- small steps ---------------------------------------------------------------------------
 
 def crop(cache: DynamicCache, length: int) -> None:
-    """Roll a cache back to its first `length` positions with the cache's public API."""
+    """Roll a cache back to its first `length` positions with the cache's public
+    API."""
     extra = cache.get_seq_length() - length
     if extra > 0:
         cache.crop(-extra)
@@ -112,23 +113,27 @@ def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
 
 def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
             stop_below=0.0) -> tuple[list[int], np.ndarray]:
-    """The draft writes up to `gamma` tokens one after another: (tokens, q_dists (n, V)).
+    """The draft writes up to `gamma` tokens one after another:
+    (tokens, q_dists (n, V)).
 
-    It stops after an end-of-text token, which nothing follows. With `stop_below` > 0 it also
-    stops early after a token to which it gave less than that probability (see
-    `draft_confidence`): where the draft is unsure the target often disagrees, and every token
-    drafted after a rejection is wasted. The rule is still exact: where a round stops depends
-    only on the draft's side, and each drafted token is checked as before."""
+    It stops after an end-of-text token, which nothing follows. With `stop_below` > 0
+    it also stops early after a token to which it gave less than that probability
+    (see `draft_confidence`): where the draft is unsure the target often disagrees,
+    and every token drafted after a rejection is wasted. The rule is still exact:
+    where a round stops depends only on the draft's side, and each drafted token is
+    checked as before."""
     tokens, dists = [], []
     for _ in range(gamma):
-        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device, rows=1)
+        logits = feed(pair.drafter_logits, cache, context + tokens, pair.device,
+                      rows=1)
         warped = to_distributions(logits, sampling)[0]  # (V,)
         q = add_noise(warped, noise)
         tokens.append(sample(q, rng))
         dists.append(q)
         if tokens[-1] == pair.tokenizer.eos_token_id:
             break
-        if stop_below and draft_confidence(logits[0], warped, tokens[-1], sampling) < stop_below:
+        if stop_below and draft_confidence(logits[0], warped, tokens[-1],
+                                           sampling) < stop_below:
             break
     return tokens, np.stack(dists)
 
@@ -143,10 +148,11 @@ def draft_confidence(logits: torch.Tensor, warped: np.ndarray, token: int, sampl
 
 
 def verify(pair, context, draft_tokens, sampling, cache) -> np.ndarray:
-    """One target pass over the drafts: p_dists (gamma + 1, V), the last row for a bonus."""
-    rows = len(draft_tokens) + 1  # the position of each draft, and the one after the last
-    return to_distributions(feed(pair.target_logits, cache, context + draft_tokens, pair.device, rows),
-                            sampling)
+    """One target pass over the drafts: p_dists (gamma + 1, V), the last row for
+    a bonus."""
+    rows = len(draft_tokens) + 1  # each draft's position, and the one after the last
+    logits = feed(pair.target_logits, cache, context + draft_tokens, pair.device, rows)
+    return to_distributions(logits, sampling)
 
 
 def origins_of(record: RoundRecord) -> list[str]:
@@ -163,16 +169,19 @@ class Round:
     record: RoundRecord
 
 
-def run_round(pair, context, gamma, sampling, rng, target_cache, draft_cache, noise=0.0,
-              stop_below=0.0) -> Round:
-    """Steps 1 to 3 of a round after `context`. The target's cache is left holding the drafts,
-    the draft's cache all but the last (it wrote that one, and never read it back)."""
+def run_round(pair, context, gamma, sampling, rng, target_cache, draft_cache,
+              noise=0.0, stop_below=0.0) -> Round:
+    """Steps 1 to 3 of a round after `context`. The target's cache is left holding
+    the drafts, the draft's cache all but the last (it wrote that one, and never
+    read it back)."""
     # 1. draft up to gamma tokens with the small model
-    drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache, noise, stop_below)
+    drafts, q_dists = propose(pair, context, gamma, sampling, rng, draft_cache,
+                              noise, stop_below)
     # 2. score all of them (and one more position) in a single target pass
     p_dists = verify(pair, context, drafts, sampling, target_cache)
     # 3. accept or correct, in plain numpy
-    return Round(drafts, q_dists, p_dists, speculative_round(drafts, q_dists, p_dists, rng))
+    record = speculative_round(drafts, q_dists, p_dists, rng)
+    return Round(drafts, q_dists, p_dists, record)
 
 
 @torch.inference_mode()
@@ -197,18 +206,19 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
 @torch.inference_mode()
 def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
                      noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
-    """Speculative sampling: each round drafts up to `gamma` tokens and verifies them in one
-    pass. It drafts fewer when the draft stops early (see `propose`), and at most one fewer
-    than the tokens still to write, since a round that keeps every draft adds a bonus token;
-    but always at least one, so with one token left the round's bonus token is dropped."""
+    """Speculative sampling: each round drafts up to `gamma` tokens and verifies
+    them in one pass. It drafts fewer when the draft stops early (see `propose`),
+    and at most one fewer than the tokens still to write, since a round that keeps
+    every draft adds a bonus token; but always at least one, so with one token left
+    the round's bonus token is dropped."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0
     while produced < max_new_tokens:
         # 1-3. draft, verify in one target pass, accept or correct
         n_draft = max(1, min(gamma, max_new_tokens - produced - 1))
-        record = run_round(pair, context, n_draft, sampling, rng, target_cache, draft_cache, noise,
-                           stop_below).record
+        record = run_round(pair, context, n_draft, sampling, rng,
+                           target_cache, draft_cache, noise, stop_below).record
         context.extend(record.tokens)
         produced += len(record.tokens)
         # 4. roll both caches back to the tokens that stand (all but the newest)
