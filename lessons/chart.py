@@ -42,7 +42,7 @@ def target_alone_line(fig: go.Figure) -> go.Figure:
     return fig.add_hline(y=1, line={"color": "#bbbbbb", "dash": "dot"}, layer="above")
 
 
-Y_TITLE = "tokens per pass ·<br>speed-up (×)"
+Y_TITLE = "tokens per pass<br>or speed-up (×)"
 
 
 def gamma_axes(fig: go.Figure) -> go.Figure:

@@ -158,9 +158,11 @@ def _never_drafted(sc: Scenario, row: int, token: int) -> str:
 FAR_FROM_AVERAGE = 0.5
 
 
-def _drafter_average(sc: Scenario, these: float) -> str:
+def _drafter_average(sc: Scenario, these: float, gave: int) -> str:
     """What the drafter's rounds give on average, from its measured alpha (temperature 1 only),
-    and whether this round's drafts (`these` tokens expected) were easier or harder than that."""
+    and whether this round's drafts (`these` tokens expected) were easier or harder than that;
+    where its coins then fell the other way (it `gave` fewer tokens than the average after easy
+    drafts, or more after hard ones), that too, so the two do not read as a contradiction."""
     alpha = getattr(drafter_quality(sc.drafter), "alpha", None)
     if alpha is None or sc.sampling != Sampling():
         return ""
@@ -172,8 +174,14 @@ def _drafter_average(sc: Scenario, these: float) -> str:
             f"target's pass always adds, a round would give {_powers_of_alpha(sc.gamma)} = "
             f"{average:.2f} tokens on average.")
     if abs(these - average) >= FAR_FROM_AVERAGE:
-        text += (f" So this round's guesses were {'easier' if these > average else 'harder'} to get "
-                 f"right than that average ({these:.2f} against {average:.2f}).")
+        easier = these > average
+        text += (f" So this round's guesses were {'easier' if easier else 'harder'} to get "
+                 f"right than that average ({these:.2f} against {average:.2f})")
+        if easier and gave < average:
+            text += f"; its coin flips went against them all the same, and it gave {counted(gave, 'token')}"
+        elif not easier and gave > average:
+            text += f"; its coin flips went their way all the same, and it gave {counted(gave, 'token')}"
+        text += "."
     return text
 
 
@@ -195,7 +203,7 @@ def _exact_takeaway(sc: Scenario) -> str:
     return (f"This round gave {counted(n, 'token')} for one target pass, {follows} "
             f"Nimbus-large's distribution given the text before it. With fresh coin flips "
             f"{'this draft' if sc.gamma == 1 else f'these {sc.gamma} drafts'} would give {these:.2f} "
-            f"tokens on average.{_drafter_average(sc, these)}")
+            f"tokens on average.{_drafter_average(sc, these, n)}")
 
 
 def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,

@@ -1684,7 +1684,8 @@ def test_a_tokens_origin_is_told_without_colour():
     kept, corrected, _, bonus = chips.split('<span class="tok"')[1:]
     assert "3px solid" in kept and "3px dashed" in corrected and "3px double" in bonus
     # and which tokens did not come as kept drafts, which their colours show
-    assert spoken == "Hi there! (2 kept drafts, 1 correction, 1 bonus token; corrections: the; bonus tokens: !)</span>"
+    assert spoken == ("Hi there! (2 kept drafts, 1 correction, 1 bonus token; corrections: the; "
+                      "bonus tokens: exclamation mark)</span>")
     mixed = colored_text([("Dear", "accepted"), ("", "correction"), ("😀", "accepted"), ("\n", "correction"),
                           (" ", "bonus"), ("", "bonus")])
     assert mixed.endswith("(2 kept drafts, 2 corrections, 2 bonus tokens; corrections: part of a character, "
@@ -1692,7 +1693,7 @@ def test_a_tokens_origin_is_told_without_colour():
     # no raw line break anywhere: in markdown a blank line ends the HTML block, and what the page
     # adds after the text (the "…" of a cut reply, the colour key) would be swallowed
     letter = colored_text([("Dear", "accepted"), (",\n\n", "correction"), ("Thank", "bonus")]) + " …"
-    assert "\n" not in letter and "Dear, Thank (1 kept draft, 1 correction, 1 bonus token; corrections: ,; " \
+    assert "\n" not in letter and "Dear, Thank (1 kept draft, 1 correction, 1 bonus token; corrections: comma; " \
                                    "bonus tokens: Thank)" in letter
     alone = colored_text([("<b>", "target"), ("&", "target")])
     assert alone.endswith('<span class="sr-only">&lt;b&gt;&amp; (2 tokens Nimbus-large wrote alone)</span>')

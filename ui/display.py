@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from contextlib import closing
 from typing import Callable, Iterator, TypeVar
 
@@ -170,9 +171,13 @@ def _which_were(pieces: list[tuple[str, str]]) -> str:
 
 
 def _spoken_token(text: str, last: bool) -> str:
-    """A token as a screen reader hears it in a list: its words, or what it is when it has none
-    (as its chip shows it: see `_token_chip`)."""
+    """A token as a screen reader hears it in a list: its words; punctuation by its names, which
+    a reader may skip and which a list's own commas would hide ("comma", "full stop"); or what
+    it is when it has no words (as its chip shows it: see `_token_chip`)."""
     if words := re.sub(r"\s+", " ", text).strip():
+        marks = words.replace(" ", "")
+        if len(marks) <= 3 and all(unicodedata.category(c).startswith("P") for c in marks):
+            return " ".join(unicodedata.name(c, c).lower() for c in marks)
         return words
     if text:
         return "line break" if "\n" in text or "\r" in text else "space"

@@ -48,8 +48,10 @@ def speed_table() -> bool:
                                "between runs"},
                  titles={"target alone": "target alone, tok/s", "speculative": "speculative, tok/s"},
                  wide=("target alone", "speculative"))
-    apart = (" Compare rows of different runs (the run column) by their ratios: speeds in tokens per "
-             "second move with the machine's load." if max(runs) > 1 else "")
+    apart = "" if max(runs) == 1 else (
+        " Compare rows of different runs (the run column) by their ratios: speeds in tokens per "
+        "second move with the machine's load"
+        + (" (this table leaves them out in instructor mode)." if st.session_state.get("present") else "."))
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; between runs a speed-up moves by about ±0.1."
                f"{repeats}{apart}\n\n"

@@ -13,9 +13,13 @@ _PHONE_PANEL_TITLES = """\
 
 _PRESENT_CSS = """
 <style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+/* sized for a 1280-pixel projector, and grown with a wider one (1920 pixels: 27 px), which
+   shows the same page on the same screen; the charts keep their own sizes */
+html, body, [data-testid="stAppViewContainer"] { font-size: max(22px, 1.4vw); }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
+/* the thread's customer message, the first line the class reads (a div: see display.plain_text) */
+[data-testid="stChatMessage"] [dir="auto"] { font-size: 1.3rem; }
 /* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
@@ -53,10 +57,12 @@ PHONE_PANEL_TITLES
 /* a slider's value is what the class reads ("watch γ = 8"); its two end ticks may stay small */
 [data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p { font-size: 1.1rem; }
 [data-testid="stSliderTickBar"] [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; }
-[data-testid="stTextArea"] textarea, [data-baseweb="select"] { font-size: 1.1rem; }
+[data-testid="stTextArea"] textarea { font-size: 1.1rem; }
+[data-testid="stSelectbox"] input { font-size: 1.1rem !important; }
 /* the focus the last step's question takes is for a keyboard reader, not for the class: on the
    projector neither its ring nor the heading's link shows */
 #step-question:focus { outline: none; }
+#step-question:focus::after { display: none; }
 #step-question:focus [data-testid="stHeaderActionElements"] { display: none; }
 </style>
 """.replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES)
@@ -70,7 +76,12 @@ _BASE_CSS = """
 /* a page's sections are h2 under its h1 title, at the size of Streamlit's subheader */
 [data-testid="stHeading"] h2 { font-size: 1.75rem; }
 /* the step's question takes the focus after Next onto the last step: marked, not boxed in black */
-#step-question:focus { outline: 2px solid #0072B2; outline-offset: 4px; border-radius: 4px; }
+#step-question { position: relative; }
+/* the ring within the heading's own height, where an outline around it would cross the lines
+   above and below, and a little wider than its text, which an outline inside it would touch */
+#step-question:focus { outline: none; }
+#step-question:focus::after { content: ""; position: absolute; inset: 0 -0.5rem; pointer-events: none;
+                              border: 2px solid #0072B2; border-radius: 4px; }
 /* words for screen readers only, such as whether a drafted token was kept */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
            white-space: nowrap; }

@@ -148,7 +148,7 @@ def _nav() -> None:
             st.button("Bonus round", on_click=_bonus_round, icon=":material/add_circle:",
                       help="A round in which Nimbus-mini's four guesses are all kept, so that the "
                            "checking pass adds a bonus token instead of a correction (step 4): the "
-                           "first seed whose round does. The weaker draft models rarely keep all four")
+                           "first seed whose round does. The weaker draft models rarely keep all four.")
     missing = st.session_state.pop("no_bonus", None)
     if missing:
         st.warning(f"No seed from 0 to {BONUS_TRIES - 1} keeps all four of {drafter_label(missing)}'s "
