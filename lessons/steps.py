@@ -125,8 +125,11 @@ def _accept_takeaway(sc: Scenario) -> str:
 def _correct_takeaway(sc: Scenario) -> str:
     rec = sc.record
     if rec.bonus:
-        return (f"Because nothing was rejected, the target's pass already held p for the next "
-                f"position, and {_q(sc, rec.last_token)} came from it for free.")
+        guesses, kept, them = (("one guess", "the one kept guess", "it") if sc.gamma == 1 else
+                               (f"{sc.gamma} guesses", f"the {sc.gamma} kept guesses", "them"))
+        return (f"This round gets {len(rec.tokens)} tokens from one pass of Nimbus-large, the most "
+                f"{guesses} can buy: {kept}, and {_q(sc, rec.last_token)}, drawn from p at the slot "
+                f"after {them}, which that pass scored anyway.")
     return (f"The replacement {_q(sc, rec.last_token)} came from r, which only holds tokens the "
             f"target wanted more than the draft offered (Z = {prob_text(rec.residual_mass)})."
             f"{_never_drafted(sc, sc.decided_row, rec.last_token)}")

@@ -937,6 +937,14 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     assert "With fresh coin flips this draft would give" in step(5).takeaway(one)
     if sc.record.bonus:
         assert step(3).takeaway(one) == "The one guess survived its coin flip, so it is kept."
+        # step 4's takeaway counts what the round bought: γ + 1 tokens for one pass
+        assert step(4).takeaway(sc).startswith(
+            "This round gets 4 tokens from one pass of Nimbus-large, the most 3 guesses can buy: "
+            "the 3 kept guesses, and “")
+        bought = dataclasses.replace(one, record=dataclasses.replace(sc.record, tokens=sc.record.tokens[-2:]))
+        assert step(4).takeaway(bought).startswith(
+            "This round gets 2 tokens from one pass of Nimbus-large, the most one guess can buy: the "
+            "one kept guess, and “")
     assert not any(" 1 guesses" in t or " 1 drafts" in t for n in range(1, 6) for t in step(n).text(one))
     # a round whose first guess is rejected gives one token: it, not each of them
     first_out = dataclasses.replace(sc, record=dataclasses.replace(sc.record, tokens=sc.record.tokens[:1]))
@@ -972,7 +980,7 @@ def test_all_five_takeaways_render(which, request):
     assert "The acceptance rate of" not in texts[4]  # the synthetic drafter has no measured alpha
     if rec.bonus:
         assert "All 3 guesses survived" in texts[2]
-        assert "for free" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
+        assert "which that pass scored anyway" in texts[3] and f"“{SHOWN[rec.last_token]}”" in texts[3]
     else:
         bad = rec.checks[-1]
         assert f"“{SHOWN[bad.token]}” was rejected" in texts[2] and f"u = {bad.u:.2f}" in texts[2]

@@ -7,6 +7,7 @@ import streamlit as st
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_passes
 from lessons.wording import OTHER_MACHINES, counted
+from specdec_core.catalog import drafter_label
 from specdec_core.inputs import is_blank
 
 from . import settings
@@ -41,7 +42,8 @@ def _draw_figures(slot, reply: Reply, whole: bool) -> None:
                     "help": "Counted, not run: alone, Nimbus-large makes one pass per token"},
                    {"label": "Tokens per target pass", "value": f"{tokens / passes:.2f}" if passes else "–"})
         st.caption(f"γ = {lesson.REPLY_GAMMA}, temperature {lesson.REPLY_TEMPERATURE} for both models, "
-                   f"seed {s.seed}, drafter {s.drafter}{cut}. Nimbus-large kept {reply.stats.accepted} of "
+                   f"seed {s.seed}, drafter {drafter_label(s.drafter)}{cut}. Nimbus-large kept "
+                   f"{reply.stats.accepted} of "
                    f"the {counted(reply.stats.checked, 'draft')} it checked (α ≈ {reply.stats.alpha:.2f} for "
                    "this reply; α depends on the temperature, and the drafter table on the So what page "
                    "measured it at temperature 1). A draft after a rejection is never checked; the key "
