@@ -59,7 +59,20 @@ def _q(sc: Scenario, t: int) -> str:
 def _draft_takeaway(sc: Scenario) -> str:
     words = " ".join(_q(sc, t) for t in sc.draft_tokens)
     return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick sequential step')}. "
-            "Nothing is decided yet: these are guesses, each with the probability q the draft gave it.")
+            "Nothing is decided yet: these are guesses, each with the probability q the draft gave it."
+            f"{_below_the_top(sc)}")
+
+
+def _below_the_top(sc: Scenario) -> str:
+    """The first guess drawn from below the draft's likeliest token, where there is one: the
+    draft samples from q, it does not take q's top (at temperature 0 it does)."""
+    for row, token in enumerate(sc.draft_tokens):
+        q = sc.q_dists[row]
+        top = int(q.argmax())
+        if q[top] > q[token]:
+            return (f" Drawn, not picked: at guess {row + 1} it drew {_q(sc, token)} (q = "
+                    f"{prob_text(q[token])}) where {_q(sc, top)} had q = {prob_text(q[top])}.")
+    return ""
 
 
 def _verify_takeaway(sc: Scenario) -> str:

@@ -1118,6 +1118,20 @@ def test_the_exactness_takeaway_says_when_the_coins_went_against_easy_drafts(all
             and "; its coin flips went against them all the same, and it gave 1 token." in text), (average, text)
 
 
+def test_the_draft_takeaway_shows_a_guess_drawn_from_below_the_top(rejected):
+    """Step 1 shows that the draft samples: the first guess that was not q's likeliest token is
+    named beside that token; a draft that took its top token at every position gets no such
+    sentence."""
+    assert all(int(q.argmax()) == t for q, t in zip(rejected.q_dists, rejected.draft_tokens))
+    assert "Drawn, not picked" not in step(1).takeaway(rejected)
+    # the second guess drawn from below its top token (token 2, q = 4/10.5), and the third too
+    below = dataclasses.replace(rejected, draft_tokens=(1, 0, 5))
+    q = below.q_dists
+    assert step(1).takeaway(below).endswith(
+        f" Drawn, not picked: at guess 2 it drew “{SHOWN[0]}” (q = {q[1][0]:.2f}) where “{SHOWN[2]}” "
+        f"had q = {q[1][2]:.2f}.")
+
+
 def test_step_out_of_range():
     for bad in (0, 6, -1):
         with pytest.raises(ValueError):
