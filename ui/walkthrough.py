@@ -264,11 +264,12 @@ def _exactness(sc: Scenario) -> None:
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
-    st.markdown("**Distance to p**: the total variation, half the sum of the gaps between how often "
-                "each token came out and p, with the tokens not shown as one bucket. It is the most "
-                "probability a rule gets wrong on any set of these outcomes (a shown token, or the "
-                "rest together); token by token over the whole vocabulary a wrong rule is further "
-                "off, as the note under the distances gives.")
+    st.markdown("**Distance to p** is the total variation: half the sum, over the tokens shown and one "
+                "bucket for all the others, of the gap between how often each came out and its p. "
+                "It reads as probability in the wrong place: at 0.1, some of these outcomes together "
+                "came out with 0.1 more (or less) probability than p gives them. The bucket hides "
+                "part of a wrong rule's error; the note under the distances gives each rule's "
+                "exact distance over the whole vocabulary.")
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
     chance = chance_range(p, tokens, rounds, sc.seed)
     distances = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
