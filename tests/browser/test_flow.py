@@ -1089,6 +1089,33 @@ def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     no_exception(page)
 
 
+# the sizes of the page's root, its body text, the thread's customer message and the message box
+_PRESENTED_SIZES = """() => {
+  const size = selector => parseFloat(getComputedStyle(document.querySelector(selector)).fontSize);
+  return {root: size("html"), text: size('[data-testid="stMain"] [data-testid="stMarkdownContainer"] p'),
+          message: size('[data-testid="stChatMessage"] [dir="auto"]'),
+          box: size('[data-testid="stMain"] [data-testid="stSelectbox"] input')};
+}"""
+
+
+def test_instructor_mode_grows_with_a_wider_projector(page: Page):
+    """The same page on a 1920-pixel projector shows its text larger than on a 1280-pixel one,
+    as the screen is the same size; the thread's customer message is as large as the text, and
+    its message box as large as other boxes to type in (1.1 of the root's size)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto("/thread?present=1")
+    expect(page.get_by_test_id("stChatMessage").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    narrow = page.evaluate(_PRESENTED_SIZES)
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(500)
+    wide = page.evaluate(_PRESENTED_SIZES)
+    assert narrow["root"] == 22 and wide["root"] > 26, (narrow, wide)
+    for sizes in (narrow, wide):
+        assert sizes["message"] == sizes["text"] and abs(sizes["text"] - 1.3 * sizes["root"]) < 0.01, sizes
+        assert abs(sizes["box"] - 1.1 * sizes["root"]) < 0.01, sizes
+    no_exception(page)
+
+
 def test_tampered_link_falls_back_with_a_warning(page: Page):
     open_walkthrough(page, "?step=99&seed=abc")
     at_step(page, 1)
