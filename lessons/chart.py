@@ -31,8 +31,12 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
                               "yanchor": "bottom"}, plot_bgcolor="white",
                       # token labels such as "1" or "2" must stay categories: left to guess, plotly
                       # makes the axis numeric when most labels look like numbers and drops the rest
-                      autotypenumbers="strict")
-    fig.update_yaxes(gridcolor="#e5e5e5")
+                      autotypenumbers="strict",
+                      # a line's whole name beside its hovered value, not its first 15 characters
+                      hoverlabel={"namelength": -1})
+    # a tapped or hovered value to three significant digits, as the page writes numbers, not
+    # the stored 0.5769231 (an error bar's ends too)
+    fig.update_yaxes(gridcolor="#e5e5e5", hoverformat=".3~g")
     return fig
 
 

@@ -10,9 +10,21 @@ from .speed_story import early_stop_text
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
 
+# the results files' keys as a chart's table view names its columns (and a screen reader reads them)
+_COLUMNS = {"gamma": "γ", "temperature": "temperature", "stop_below": "early stop below",
+            "drafts_per_round": "drafts per round", "tokens_per_pass": "tokens per pass",
+            "tokens_per_pass_closed_form": "tokens per pass, closed form",
+            "speedup": "speed-up, measured", "speedup_closed_form": "speed-up, closed form, check costs one step",
+            "verify_cost": "check cost, in target steps",
+            "speedup_closed_form_measured_verify": "speed-up, closed form, measured check cost",
+            "modelled_speedup": "modelled speed-up"}
+
+
 def _table_row(row: dict) -> dict:
-    """A results row for a chart's table, its floats rounded to three decimals."""
-    return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+    """A results row for a chart's table, its columns named in words and its floats rounded to
+    three decimals."""
+    return {_COLUMNS.get(k, k.replace("_", " ")): round(v, 3) if isinstance(v, float) else v
+            for k, v in row.items()}
 
 
 def sweep_chart(sweep: dict) -> Chart:

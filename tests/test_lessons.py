@@ -1357,6 +1357,26 @@ def test_verify_cost_note_reads_both_machines():
     assert "0.98 to 1.03" in free and "It holds on an NVIDIA H200" in free and "too small" not in free
 
 
+def test_the_saved_charts_table_views_name_their_columns_in_words():
+    """So what's table views read as words, not as the results files' keys."""
+    sweep = speed_charts.sweep_chart(speed_story.load("gamma_sweep.json"))
+    stops = speed_charts.early_stop_chart(speed_story.load("early_stop.json"))
+    for chart in (sweep, stops):
+        names = list(chart.rows[0])
+        assert "γ" in names and not any("_" in name for name in names), names
+    assert {"tokens per pass, closed form", "speed-up, measured"} <= set(sweep.rows[0])
+    assert {"early stop below", "modelled speed-up"} <= set(stops.rows[0])
+
+
+def test_a_tapped_value_reads_as_the_page_writes_numbers():
+    """A hovered or tapped point shows three significant digits on every y axis (the stored
+    0.5769231 and its error bar's ends otherwise), and a line's whole name."""
+    chart = speed_charts.early_stop_chart(speed_story.load("early_stop.json")).figure
+    axes = [chart.layout[key] for key in chart.layout if key.startswith("yaxis")]
+    assert len(axes) == 2 and all(axis.hoverformat == ".3~g" for axis in axes)
+    assert chart.layout.hoverlabel.namelength == -1
+
+
 def test_early_stop_chart_draws_one_line_per_stop_from_gamma_1():
     from lessons.speed_charts import early_stop_chart
 
