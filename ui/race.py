@@ -137,7 +137,7 @@ def render() -> None:
     if is_blank(st.session_state.prompt):
         st.info("Type a prompt to race on.")
         return
-    if st.button("Start the race", type="primary", icon=":material/sports_score:"):
+    if st.button("Start the race", type="primary", icon=":material/sports_score:", key="start_race"):
         _run(pair)
     else:
         st.caption(f"At temperature 0 both sides write the same text token for token (unless "
@@ -195,8 +195,9 @@ def _run(pair) -> None:
         board = st.empty()
         left, right = st.columns(2, gap="large")
         # the lanes stream in below the controls: bring them into view (on a projector they
-        # would otherwise run below the fold)
-        focus.show_now(".st-key-race_lanes")
+        # would otherwise run below the fold), with the button just above them, which holds the
+        # focus after a key press and must not go under Streamlit's header
+        focus.show_now(".st-key-start_race")
     lanes = [Lane(pair, "target", left.empty()), Lane(pair, "speculative", right.empty())]
     lane_key()  # before the race runs, so that a race stopped halfway keeps it
     # where the results will stand; a race stopped before both sides finish keeps this line, so
