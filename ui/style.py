@@ -75,6 +75,9 @@ _BASE_CSS = """
 [data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
 /* a page's sections are h2 under its h1 title, at the size of Streamlit's subheader */
 [data-testid="stHeading"] h2 { font-size: 1.75rem; }
+/* on a touch screen a table's toolbar (show, download, search, full screen) stays shown above
+   the table, where it covered the end of the heading or summary before it: room for it there */
+@media (hover: none) { [data-testid="stDataFrame"] { margin-top: 2.5rem; } }
 /* the step's question takes the focus after Next onto the last step: marked, not boxed in black */
 #step-question { position: relative; }
 /* the ring within the heading's own height, where an outline around it would cross the lines

@@ -1120,6 +1120,23 @@ def test_instructor_mode_grows_with_a_wider_projector(page: Page):
     no_exception(page)
 
 
+def test_a_tables_toolbar_on_a_touch_screen_leaves_the_heading_above_it_clear(new_context):
+    """A touch screen shows a table's toolbar at all times, above the table: it must not cover
+    the heading before it (it covered "by side" of So what's first heading on a phone)."""
+    page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
+    page.goto("/so_what")
+    heading = page.get_by_role("heading", name="Speed, measured side by side")
+    expect(heading).to_be_visible(timeout=FIRST_LOAD_MS)
+    toolbar = page.get_by_test_id("stElementToolbar").first
+    expect(toolbar).to_be_attached(timeout=RUN_MS)
+    heading.scroll_into_view_if_needed()
+    # the foot of the heading's text (its element's box takes in the space below it)
+    text_foot = heading.evaluate("h => { const r = document.createRange(); r.selectNodeContents(h); "
+                                 "return r.getBoundingClientRect().bottom; }")
+    assert toolbar.bounding_box()["y"] >= text_foot, (toolbar.bounding_box(), text_foot)
+    no_exception(page)
+
+
 def test_tampered_link_falls_back_with_a_warning(page: Page):
     open_walkthrough(page, "?step=99&seed=abc")
     at_step(page, 1)
