@@ -112,7 +112,9 @@ _BASE_CSS = """
 /* the keyboard's focus, plain to see: Streamlit's ring is a faint 2:1, and its page links and
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,
-label:has(input[role="switch"]:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
+label:has(input[role="switch"]:focus-visible),
+/* a select box, which Streamlit marks only while its list is open */
+[data-testid="stSelectbox"] > div:has(input:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
 /* high contrast (forced colours) drops a switch's painted track and knob, which leaves only its
    label: draw them in the system's colours, the track filled while the switch is on */
 @media (forced-colors: active) {

@@ -1137,6 +1137,25 @@ def test_a_tables_toolbar_on_a_touch_screen_leaves_the_heading_above_it_clear(ne
     no_exception(page)
 
 
+def test_a_select_box_shows_the_keyboards_focus_after_a_choice(page: Page):
+    """The thread's message box keeps a ring while it holds the focus: Streamlit marks it only
+    while its list is open, so a choice made with the keyboard left no trace of the focus."""
+    page.goto("/thread")
+    box = page.get_by_test_id("stMain").get_by_test_id("stSelectbox")
+    expect(box).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    box.locator("input").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]message="), timeout=RUN_MS)
+    settled(page)
+    expect(box.locator("input")).to_be_focused()
+    ring = box.evaluate("b => getComputedStyle(b.querySelector(':scope > div:has(input)')).outlineStyle")
+    assert ring == "solid", ring
+    no_exception(page)
+
+
 def test_tampered_link_falls_back_with_a_warning(page: Page):
     open_walkthrough(page, "?step=99&seed=abc")
     at_step(page, 1)
