@@ -77,7 +77,7 @@ def sweep_alt(rows: list[dict]) -> str:
 
 # every colour dark enough to see on white; 0.3 dashed to tell it from 0.5
 STOP_COLORS = {0.0: "#9e9e9e", 0.3: "#c98a00", 0.5: Q_COLOR, 0.7: "#8a5a00"}
-STOP_DASHES = {0.3: "dash"}
+STOP_DASHES = {0.3: "dash", 0.7: "dashdot"}  # each line told apart without its colour too
 
 
 def _regime(temperature: float) -> str:

@@ -281,10 +281,13 @@ def results(race: Race) -> None:
     """The race's figures and what to make of them."""
     base, spec = race.base, race.spec
     metric_row(
-        {"label": "Speed-up", "value": "–" if race.speedup is None else f"{race.speedup:.2f}x"},
+        {"label": "Speed-up", "value": "–" if race.speedup is None else f"{race.speedup:.2f}x",
+         "help": "The pair's tokens per second over Nimbus-large's alone, each on its own clock"},
         # per pass, not in all: a side that reaches the end-of-text token early makes fewer passes
         {"label": "Tokens per target pass", "value": f"{spec.per_pass:.2f} vs "
-                                                      f"{base.per_pass:.2f}"},
+                                                      f"{base.per_pass:.2f}",
+         "help": "Tokens written per pass of Nimbus-large: the pair's, then Nimbus-large's alone, "
+                 "which writes one a pass"},
         {"label": "Drafts per round", "value": f"{spec.drafts_per_round:.1f} of {race.gamma}",
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
