@@ -14,7 +14,8 @@ from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 _COLUMNS = {"gamma": "γ", "temperature": "temperature", "stop_below": "early stop below",
             "drafts_per_round": "drafts per round", "tokens_per_pass": "tokens per pass",
             "tokens_per_pass_closed_form": "tokens per pass, closed form",
-            "speedup": "speed-up, measured", "speedup_closed_form": "speed-up, closed form, check costs one step",
+            "speedup": "speed-up, measured",
+            "speedup_closed_form": "speed-up, closed form, check costs one step",
             "verify_cost": "check cost, in target steps",
             "speedup_closed_form_measured_verify": "speed-up, closed form, measured check cost",
             "modelled_speedup": "modelled speed-up"}

@@ -1115,7 +1115,8 @@ def test_the_exactness_takeaway_says_when_the_coins_went_against_easy_drafts(all
     text = step(5).takeaway(unlucky)
     assert text.startswith("This round gave 1 token for one target pass")
     assert ("easier to get right than that average" in text
-            and "; its coin flips went against them all the same, and it gave 1 token." in text), (average, text)
+            and "; its coin flips went against them all the same, and it gave 1 token." in text), \
+        (average, text)
 
 
 def test_the_draft_takeaway_shows_a_guess_drawn_from_below_the_top(rejected):

@@ -148,7 +148,8 @@ def sidebar(drafter: bool = True) -> None:
                   help="Large type, wide layout, controls tucked away; Esc leaves it. In the walkthrough "
                        "→ and ← turn the steps; a presentation clicker reads through each step, then "
                        "turns it")
-        st.toggle("Predict first", key="predict", help="In the walkthrough: guess keep or reject before each coin flip")
+        st.toggle("Predict first", key="predict",
+                  help="In the walkthrough: guess keep or reject before each coin flip")
 
 
 def _fit_prompt() -> None:

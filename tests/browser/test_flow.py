@@ -552,7 +552,8 @@ def test_a_slow_motion_race_comes_up_to_the_top_of_the_view_as_it_grows(page: Pa
     top = page.evaluate("() => document.querySelector('.st-key-race_lanes').getBoundingClientRect().top")
     assert top < 900 / 4, top
     # and the button that started it, which keeps the focus, stays clear of Streamlit's header
-    header = page.evaluate("() => document.querySelector('[data-testid=stHeader]').getBoundingClientRect().bottom")
+    header = page.evaluate(
+        "() => document.querySelector('[data-testid=stHeader]').getBoundingClientRect().bottom")
     start = button(page, "Start the race").bounding_box()
     assert start["y"] >= header, (start, header)
     no_exception(page)
