@@ -322,7 +322,7 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
 
 def draws(at: AppTest) -> tuple:
     """Everything on step 3 that depends on the coin flips: takeaway, chart caption, table."""
-    rows = [df.value.to_dict("records") for df in at.dataframe]
+    rows = [table.value.to_dict("records") for table in at.table]
     return tuple(s.value for s in at.success), tuple(c.value for c in at.caption), repr(rows)
 
 
@@ -1028,16 +1028,16 @@ def test_so_what_tables_grow_with_instructor_mode():
     tables, whose text grows with the page, narrowed to fit a projector."""
     at = page("so_what", present="1")
     no_exception(at)
-    # data frames only in the charts' table views, folded away
-    assert not [df for df in at.dataframe if {"speed-up", "α"} & set(df.value.columns)]
-    speed, family = [t.value for t in at.table]
+    assert not at.dataframe
+    # the plain tables, then the charts' table views (folded away)
+    speed, family = [t.value for t in at.table][:2]
     assert "speed-up" in speed.columns and "speculative, tok/s" not in speed.columns
     assert all(v.endswith("x") for v in speed["speed-up"])  # formatted as on screen
     assert list(family.columns[:3]) == ["drafter", "α", "expected speed-up"]
 
 
 def positions_rows(at: AppTest) -> int:
-    (table,) = [df.value for df in at.dataframe if "kept when checked" in df.value.columns]
+    (table,) = [t.value for t in at.table if "kept when checked" in t.value.columns]
     return len(table)
 
 
@@ -1329,13 +1329,24 @@ def test_instructor_modes_table_of_races_keeps_the_setting_that_tells_them_apart
     assert list(races["top-p"]) == ["0.9", "1"] and "seed" not in races.columns
 
 
-def test_a_table_view_writes_its_probabilities_to_four_significant_digits():
-    """A tiny q (an early exit's, say) showed as 0.0000000000000002; counts, flags and text
-    columns keep the table's own formats."""
-    rows = [{"token": "a", "p": 0.5119, "q": 2e-16, "count": 3, "drafted": True, "speed": 1.5},
-            {"token": "b", "p": 1.0, "q": None, "count": 4, "drafted": False, "speed": 0.5}]
-    config = ui.display._probability_columns(rows)
-    assert {k: c["type_config"]["format"] for k, c in config.items()} == {"p": "%.4g", "q": "%.4g"}
+def test_a_table_view_writes_its_numbers_to_four_significant_digits():
+    """A tiny q (an early exit's, say) showed as 0.0000000000000002; counts and text stay as
+    they are, a flag reads yes or no, and a missing value is a blank."""
+    rows = [{"token": "a", "p": 0.51194, "q": 2e-16, "count": 3, "drafted": True, "speed": 1.5},
+            {"token": "b", "p": 1.0, "q": None, "count": 4, "drafted": False, "speed": 126.49}]
+    assert ui.display.table_cells(rows) == [
+        {"token": "a", "p": "0.5119", "q": "2e-16", "count": 3, "drafted": "yes", "speed": "1.5"},
+        {"token": "b", "p": "1", "q": "", "count": 4, "drafted": "no", "speed": "126.5"}]
+
+
+def test_a_table_view_is_a_plain_table_with_every_column():
+    """The table under a chart is an HTML table (every column in the page, for a screen reader
+    too), not a data frame drawn on a canvas."""
+    at = page("playground")
+    no_exception(at)
+    views = [t.value for t in at.table]
+    assert any("kept when checked" in view.columns for view in views)
+    assert not [df for df in at.dataframe if "kept when checked" in df.value.columns]
 
 
 def test_a_decided_round_says_what_text_it_leaves():

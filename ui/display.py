@@ -38,18 +38,22 @@ def show_chart(chart: Chart, key: str) -> None:
     # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
     st.plotly_chart(spec, key=key, config={"displayModeBar": False, "doubleClick": False})
     st.caption(plain_markdown(chart.alt))
+    # a plain table, every column of it in the page: a data frame draws its cells on a canvas
+    # and gives a screen reader only the columns in view, which a half-width column cut to four
     with st.expander(f"Table view: {title}"):
-        st.dataframe(chart.rows, hide_index=True, column_config=_probability_columns(chart.rows))
+        st.table(table_cells(chart.rows), hide_index=True)
 
 
-def _probability_columns(rows: list[dict]) -> dict:
-    """Columns of probabilities written to four significant digits: left to the table, a tiny
-    one showed as 0.0000000000000002."""
-    def probability(value) -> bool:
-        return value is None or (isinstance(value, float) and 0 <= value <= 1)
-    keys = dict.fromkeys(k for row in rows for k in row)
-    return {k: st.column_config.NumberColumn(format="%.4g") for k in keys
-            if all(probability(row.get(k)) for row in rows) and any(row.get(k) is not None for row in rows)}
+def table_cells(rows: list[dict]) -> list[dict]:
+    """A chart's numbers as a table shows them: a decimal to four significant digits (left as
+    it was, a tiny q showed as 0.0000000000000002), a flag as yes or no, nothing as a blank."""
+    def cell(value):
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        return "" if value is None else value
+    return [{k: cell(v) for k, v in row.items()} for row in rows]
 
 
 def number_table(rows: list[dict], formats: dict[str, str], helps: dict[str, str],
