@@ -1109,7 +1109,11 @@ def test_instructor_mode_grows_with_a_wider_projector(page: Page):
     its message box as large as other boxes to type in (1.1 of the root's size)."""
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto("/thread?present=1")
-    expect(page.get_by_test_id("stChatMessage").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    main = page.get_by_test_id("stMain")
+    for part in (main.get_by_test_id("stSelectbox").locator("input"),
+                 page.get_by_test_id("stChatMessage").locator('[dir="auto"]').first,
+                 main.get_by_test_id("stMarkdownContainer").locator("p").first):
+        expect(part).to_be_visible(timeout=FIRST_LOAD_MS)
     narrow = page.evaluate(_PRESENTED_SIZES)
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.wait_for_timeout(500)
