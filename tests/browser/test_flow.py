@@ -1103,6 +1103,9 @@ _PRESENTED_SIZES = """() => {
 }"""
 
 
+_ROOT_AT_LEAST = "size => parseFloat(getComputedStyle(document.documentElement).fontSize) >= size"
+
+
 def test_instructor_mode_grows_with_a_wider_projector(page: Page):
     """The same page on a 1920-pixel projector shows its text larger than on a 1280-pixel one,
     as the screen is the same size; the thread's customer message is as large as the text, and
@@ -1114,9 +1117,12 @@ def test_instructor_mode_grows_with_a_wider_projector(page: Page):
                  page.get_by_test_id("stChatMessage").locator('[dir="auto"]').first,
                  main.get_by_test_id("stMarkdownContainer").locator("p").first):
         expect(part).to_be_visible(timeout=FIRST_LOAD_MS)
+    # the mode's style comes with the run, which may draw the page a moment before it
+    settled(page)
+    page.wait_for_function(_ROOT_AT_LEAST, arg=22, timeout=RUN_MS)
     narrow = page.evaluate(_PRESENTED_SIZES)
     page.set_viewport_size({"width": 1920, "height": 1080})
-    page.wait_for_timeout(500)
+    page.wait_for_function(_ROOT_AT_LEAST, arg=26, timeout=RUN_MS)
     wide = page.evaluate(_PRESENTED_SIZES)
     assert narrow["root"] == 22 and wide["root"] > 26, (narrow, wide)
     for sizes in (narrow, wide):
