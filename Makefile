@@ -58,7 +58,7 @@ bench: setup
 classroom: setup browser
 	$(PY) benchmarks/classroom.py --students 30
 
-# retrain Nimbus-mini from nothing (the target writes its corpus; 73 to 95 minutes on 2 cores)
+# retrain Nimbus-mini from nothing (the target writes its corpus; 73 to 92 minutes on 2 cores)
 drafter: setup
 	$(PY) -m specdec_core.distill all
 

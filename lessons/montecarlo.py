@@ -99,8 +99,8 @@ def chance_range(p, tokens, rounds: int, seed: int, runs: int = CHANCE_RUNS) -> 
 def hidden_shortcuts(p, q, tokens, reach: float) -> dict[str, float]:
     """{shortcut: its exact grouped distance to p} for each shortcut whose error is within
     `reach`, the distance chance alone often gives at this many draws (ChanceRange.high), so
-    that a simulation cannot tell it from the rule. Resampling from p is off by at most beta,
-    accepting every draft by 1 - beta, so where the draft almost never (or almost always)
-    agrees with the target one of them is nearly right."""
+    that a simulation cannot tell it from the rule. Resampling from p is off by at most
+    beta (1 - beta), accepting every draft by 1 - beta, so where the draft almost never (or
+    almost always) agrees with the target one of them is nearly right."""
     exact = {rule: grouped_distance(exact_output(p, q, rule), p, tokens) for rule in RULES[1:]}
     return {rule: d for rule, d in exact.items() if d < reach}

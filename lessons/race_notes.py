@@ -60,8 +60,11 @@ def _priced(per_pass: float, drafts: float, gamma: int, cost: float, verify: flo
     by_count = per_pass / spent
     checked = (f"{drafts:.1f} drafts (a round's average here, with the early stop)" if stopped
                else counted(gamma, "draft"))
+    # without the early stop only the last rounds draft fewer than γ, as the tokens left run out
+    fewer = "" if stopped or drafts >= gamma else (f" (on average: the last rounds drafted fewer than {gamma}, "
+                                                   "as the tokens left ran out)")
     return (f"a draft step costs about {cost:.2f} of a Nimbus-large pass, and the pass that checks "
-            f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts so cost about "
+            f"{checked} about {verify:.2f} passes. A round of {drafts:.1f} drafts{fewer} so cost about "
             f"{drafts:.1f} × {cost:.2f} + {verify:.2f} = {spent:.2f} passes and bought {per_pass:.2f} "
             f"tokens: {by_count:.2f}x by that count."), by_count
 

@@ -137,7 +137,8 @@ def table_reading(alpha: float, drafter: str, drafters_named: str) -> str:
         "on average for γc + v steps. The ratio of the two is the expected speed-up; the best γ "
         "makes it largest. That γ drafts γ tokens every round. With an early stop (the speed table "
         "above, the chart below) a round drafts up to γ only while the draft is sure, and a larger "
-        "γ then does about as well as γ = 1, or better.\n"
+        "γ then does about as well as the best γ without the stop, or a little better, where "
+        "without it a larger γ falls behind.\n"
         "- **Greedy agreement** is how often the two models' top tokens agree on Nimbus-large's own "
         "greedy text: the acceptance rate at temperature 0, where a draft is kept exactly when the "
         "two agree. Agreement comes in runs (text that is easy for one model is easy for the other), "
@@ -201,4 +202,5 @@ def verify_cost_note(cpu: dict[int, float], gpu: dict | None) -> str:
     return (note + f" Nimbus-large is too small for that even {span}, the same for every γ: launching "
             "each layer's work dominates, and a pass over more than one position takes a slower path."
             + on_cpu + "; a pass that costs a fixed amount more than one step, as on that GPU, lowers "
-            "every speed-up without favouring a smaller γ.")
+            "every speed-up, and if anything favours a larger γ, which spreads that cost over more "
+            "drafts.")

@@ -226,9 +226,9 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
                          chance: ChanceRange, more_draws: bool = True) -> str:
     """Step 5's warning where a shortcut's error hides in the simulation's noise (`hidden`, from
     montecarlo.hidden_shortcuts), so that its distance is not read as a win over the rule. The
-    reason is β only where β explains it: resampling from p is off by at most β, accepting every
-    draft by 1 − β (both by little where q is nearly p); otherwise the draws are too few
-    (`more_draws`: whether the page offers more)."""
+    reason is β only where β explains it: resampling from p is off by at most β(1 − β),
+    accepting every draft by 1 − β (both by little where q is nearly p); otherwise the draws
+    are too few (`more_draws`: whether the page offers more)."""
     if not hidden:
         return ""
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
@@ -344,7 +344,8 @@ STEPS = (
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
          "1 − β left: what q has left is the chance of a rejection, **1 − β**; what p has left is "
          "**Z**. So the second way has probability **(1 − β)·r(x) = max(0, p(x) − q(x))**, and the "
-         "two add up to **p(x)** for every x.\n\n"
+         "two add up to **p(x)** for every x. A correction on its own follows r, not p; "
+         "the token a position gives, whichever way it came, follows p.\n\n"
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "
          "the rule with two shortcuts that look harmless and are not. The first, accept every "

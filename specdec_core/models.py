@@ -209,7 +209,7 @@ def load_drafter(name: str, target):
 def _restore(name: str) -> str:
     """The command that brings a shipped drafter back: from git where this is a checkout,
     else by training it again."""
-    retrain = (f"`make drafter` (73 to 95 minutes on 2 cores; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
+    retrain = (f"`make drafter` (73 to 92 minutes on 2 cores; it writes assets/{NIMBUS_MINI_NAMES[0]} and "
                f"{NIMBUS_MINI_NAMES[1]})")
     meanwhile = ("Meanwhile an early exit of Nimbus-large, such as early-exit-4 (the app's Draft model "
                  "menu, or `--drafter early-exit-4`), drafts without a file of its own.")

@@ -751,6 +751,23 @@ def test_the_rule_exactly_gives_p():
         montecarlo.exact_output(P_MC, Q_MC, "accept if you like it")
 
 
+def test_the_shortcuts_errors_are_bounded_by_beta():
+    """Resampling from p is off by at most β(1 − β), which is small where β is near 0 or 1, and
+    accepting every draft by exactly 1 − β: the bounds the hidden-shortcut note leans on. The
+    first bound is reached (p and q with disjoint tops)."""
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        p, q = rng.dirichlet(np.full(12, 0.3)), rng.dirichlet(np.full(12, 0.3))
+        beta = float(np.minimum(p, q).sum())
+        resampled = montecarlo.total_variation(montecarlo.exact_output(p, q, montecarlo.RULES[2]), p)
+        assert resampled <= beta * (1 - beta) + 1e-12, (resampled, beta)
+        accepted = montecarlo.total_variation(montecarlo.exact_output(p, q, montecarlo.RULES[1]), p)
+        assert accepted == pytest.approx(1 - beta)
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.0, 0.5, 0.5])
+    assert montecarlo.total_variation(montecarlo.exact_output(p, q, montecarlo.RULES[2]), p) == \
+        pytest.approx(0.25)
+
+
 def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     p = np.array([0.5, 0.3, 0.2, 0.0, 0.0])
     shown = [0, 1, 2]
@@ -766,7 +783,7 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # errors of 0.55 and 0.1375 stand out of any sensible noise
     assert montecarlo.hidden_shortcuts(P_MC, Q_MC, [0, 1, 2, 3], reach=0.04) == {}
 
-    # the reason is beta where beta explains it (each shortcut is off by at most beta or 1 - beta)
+    # the reason is beta where beta explains it (each shortcut is off by at most beta (1 - beta) or 1 - beta)
     chance = montecarlo.ChanceRange(typical=0.01, low=0.004, high=0.02)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, chance)
     assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
@@ -1356,6 +1373,8 @@ def test_verify_cost_note_reads_both_machines():
     assert "on an NVIDIA H200" in both and "1.22 to 1.26" in both and "too small" in both
     free = verify_cost_note(cpu, {"device": "NVIDIA H200", "verify_cost": {"1": 1.0, "4": 0.98, "8": 1.03}})
     assert "0.98 to 1.03" in free and "It holds on an NVIDIA H200" in free and "too small" not in free
+    # a fixed extra cost per check is spread over a round's drafts: it favours a larger γ
+    assert "favours a larger γ" in both and "favours a larger γ" not in free
 
 
 def test_the_saved_charts_table_views_name_their_columns_in_words():
@@ -1479,9 +1498,14 @@ def test_a_race_the_pair_won_prices_its_rounds_as_a_loss_does():
     assert note == ("Why 1.85 tokens per target pass made the pair only 1.12x as fast: each round also "
                     "pays for its drafts and its check. By the costs on the So what page, a draft step "
                     "costs about 0.09 of a Nimbus-large pass, and the pass that checks 4 drafts about "
-                    "1.20 passes. A round of 3.8 drafts so cost about 3.8 × 0.09 + 1.20 = 1.54 passes "
+                    "1.20 passes. A round of 3.8 drafts (on average: the last rounds drafted fewer than "
+                    "4, as the tokens left ran out) so cost about 3.8 × 0.09 + 1.20 = 1.54 passes "
                     "and bought 1.85 tokens: 1.20x by that count.")
     assert "This race's own clocks gave 1.00x" in race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.0)
+    # without the early stop, fewer drafts than γ per round come from the last rounds only
+    assert "(on average: the last rounds drafted fewer than 4, as the tokens left ran out)" in note
+    full = race_notes.gain_note(1.85, 4.0, 4, 0.09, 1.2, raced=1.12)
+    assert "A round of 4.0 drafts so cost" in full and "on average" not in full
     assert race_notes.gain_note(1.85, 3.8, 4, None, 1.2, raced=1.1) == ""
     # all its tokens per pass, as shown: no "only"
     assert race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.848) == ""
