@@ -220,7 +220,8 @@ def test_explore_settings_survive_a_visit_to_other_pages(name, mine):
         no_exception(at)
     for key, value in mine.items():
         widget = at.text_area(key=key) if key == "prompt" else \
-            at.selectbox(key=key) if key == "message" else at.slider(key=key)
+            at.selectbox(key=key) if key == "message" else \
+            at.select_slider(key=key) if key == "stop" else at.slider(key=key)
         assert str(widget.value) == value, key
     assert {k: at.query_params[k] for k in mine} == mine  # and the link says so again
 
@@ -441,7 +442,9 @@ def test_a_link_sets_the_sliders_to_values_they_can_show():
     assert at.query_params["temperature"] == "0.3"
     race = page("race", tokens="16", stop="0.7")
     assert not race.warning and race.slider(key="tokens").value == 16
-    assert race.slider(key="stop").value == 0.7
+    assert race.select_slider(key="stop").value == 0.7
+    # no early stop reads as such, not as a threshold of 0.0
+    assert race.select_slider(key="stop").options[:2] == ["off", "0.1"]
     tiny = page("playground", temperature="1e-300")  # 0 give or take rounding: 0 reaches the models
     assert not tiny.warning and tiny.slider(key="temperature").value == 0.0
 
@@ -574,7 +577,10 @@ def test_a_tampered_link_falls_back_with_a_warning(name, param, raw, default):
     if name == "walkthrough":
         assert step_shown(at) == 1 and not has_button(at, "Leave instructor mode")
     elif name == "race":
-        assert at.slider(key=param).value == default and has_button(at, "Start the race")
+        slider = at.select_slider(key=param) if param == "stop" else at.slider(key=param)
+        assert slider.value == default and has_button(at, "Start the race")
+        if param == "stop":  # in the words of its slider
+            assert "must be 0 (off) or a number from 0.1 to 0.9" in warnings[0]
     elif name == "thread":
         assert at.selectbox(key=param).value == default and len(at.metric) == 3  # replied
     else:

@@ -145,18 +145,22 @@ def render() -> None:
         _show_last(st.session_state.get("races", []))
 
 
+def _stop_label(stop: float) -> str:
+    return f"{stop:.1f}" if stop else "off"
+
+
 def _controls() -> None:
     """The race's sliders, bound to the session's settings."""
     # five sliders in a row leave too little room for a label in instructor mode's large type
     c1, c2, c3, c4, c5 = [*st.columns(3), *st.columns(2)] if st.session_state.get("present") else st.columns(5)
     c1.slider("γ", key="gamma", **settings.limits("gamma"), help=settings.HELP["gamma"])
-    c2.slider("Early stop", key="stop", **settings.limits("stop"),
+    c2.select_slider("Early stop", settings.grid("stop"), key="stop", format_func=_stop_label,
               help="End a round's draft after a token to which the drafter gave less than this "
                    "probability, in the distribution it drew the token from (at temperature 0, its "
                    "plain softmax): "
                    "where the drafter is unsure the target often disagrees, and every draft after a "
                    "rejection is wasted. "
-                   "0 always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
+                   "Off always drafts γ tokens, as in the walkthrough. The output stays exact either way.")
     c3.slider("Temperature", key="temperature", **settings.limits("temperature"),
               help=settings.HELP["temperature"])
     settings.top_p_slider(c4)

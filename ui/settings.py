@@ -1,6 +1,8 @@
 """The app's controls: which live in the URL, their ranges, and the shared sidebar."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from lessons.scenario import WALKTHROUGH_PROMPT
@@ -34,7 +36,10 @@ PLAYGROUND = [
     text_param("prompt", DEFAULT_PROMPT,
                lambda text: fit_text(text, MAX_PROMPT_CHARS, "prompt in the link")),
 ]
-RACE = [int_param("tokens", 48, 8, 160, 8), float_param("stop", 0.0, 0.0, 0.9, 0.1), bool_param("slow")]
+# the early stop's slider names 0 "off"
+RACE = [int_param("tokens", 48, 8, 160, 8),
+        replace(float_param("stop", 0.0, 0.0, 0.9, 0.1), rule="0 (off) or a number from 0.1 to 0.9 in steps of 0.1"),
+        bool_param("slow")]
 # the race's controls: the playground's, but for the draft noise, which it has no slider for
 RACE_PAGE = [p for p in PLAYGROUND if p.name != "noise"] + RACE
 THREAD = [text_param("message", QUESTIONS[0],
@@ -79,6 +84,13 @@ def limits(name: str) -> dict:
     """min_value, max_value and step for the widget of the number `name`: exactly the values
     its link accepts."""
     return next(p.limits for p in EVERY_PAGE if p.name == name and p.limits)
+
+
+def grid(name: str) -> list[float]:
+    """Every value the number `name`'s link accepts, in order: the options of a select slider
+    that names one of them in words."""
+    lo, hi, step = (limits(name)[k] for k in ("min_value", "max_value", "step"))
+    return [round(lo + i * step, 6) for i in range(round((hi - lo) / step) + 1)]
 
 
 def keep_all() -> None:
