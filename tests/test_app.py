@@ -1345,6 +1345,19 @@ def test_a_table_view_writes_its_numbers_to_four_significant_digits():
         {"token": "b", "p": "1", "q": "", "count": 4, "drafted": "no", "speed": "126.5"}]
 
 
+def test_a_table_views_numbers_stand_flush_right():
+    """Numbers, written out or not and with a dash where a value is missing, line up on the
+    right, their headings above them; text and flags stay on the left."""
+    rows = [{"position": 1, "token": "a", "p": 0.0676, "u": "0.6215", "kept": True},
+            {"position": 2, "token": "b", "p": 1e-16, "u": "—", "kept": False}]
+    page_html = ui.display.table_view(rows).to_html()
+    rules = [selectors for selectors, style in re.findall(r"([^{}]+)\{([^}]*)\}", page_html)
+             if "text-align: right !important" in style]
+    cells = {int(c) for selectors in rules for c in re.findall(r"_row\d+_col(\d+)", selectors)}
+    headings = {int(c) for selectors in rules for c in re.findall(r"th\.col(\d+)", selectors)}
+    assert cells == headings == {0, 2, 3}, page_html
+
+
 def test_a_table_view_is_a_plain_table_with_every_column():
     """The table under a chart is an HTML table (every column in the page, for a screen reader
     too), not a data frame drawn on a canvas."""

@@ -7,6 +7,7 @@ import unicodedata
 from contextlib import closing
 from typing import Callable, Iterator, TypeVar
 
+import pandas as pd
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
@@ -41,7 +42,35 @@ def show_chart(chart: Chart, key: str) -> None:
     # a plain table, every column of it in the page: a data frame draws its cells on a canvas
     # and gives a screen reader only the columns in view, which a half-width column cut to four
     with st.expander(f"Table view: {title}"):
-        st.table(table_cells(chart.rows), hide_index=True)
+        st.table(table_view(chart.rows), hide_index=True)
+
+
+def table_view(rows: list[dict]):
+    """The table under a chart: its cells as `table_cells` writes them, and a column of numbers
+    set flush right, so that their digits line up (Streamlit sets text flush left, in the cell's
+    own style, which only an important rule overrides)."""
+    frame = pd.DataFrame(table_cells(rows))
+    numbers = [i for i, k in enumerate(frame.columns) if _numeric(row.get(k) for row in rows)]
+    right = "right !important"
+    return (frame.style.set_properties(subset=frame.columns[numbers], **{"text-align": right})
+            .set_table_styles([{"selector": f"th.col{i}", "props": [("text-align", right)]} for i in numbers]))
+
+
+def _numeric(column) -> bool:
+    """A column of numbers, or of numbers written out ("0.0217"), some of them perhaps missing
+    (a blank or a dash)."""
+    values = [v for v in column if v not in (None, "", "—")]
+    return bool(values) and all(_is_number(v) for v in values)
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        float(value.replace("−", "-") if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def table_cells(rows: list[dict]) -> list[dict]:
