@@ -1412,6 +1412,25 @@ def test_the_last_step_links_on_to_the_other_pages():
     assert links("4") == []
 
 
+def test_every_page_but_the_last_ends_with_a_link_on_to_the_next():
+    """In the sidebar's order, with or without instructor mode."""
+    from ui.page_list import ORDER, next_page
+    for present in ("0", "1"):
+        for path in [p for p, *_ in ORDER][1:]:
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+            at.query_params["present"] = present
+            at.run()
+            at.switch_page(path).run()
+            no_exception(at)
+            following = next_page(path)
+            links = [(link.proto.page, link.proto.label) for link in at.get("page_link")]
+            if following is None:
+                assert links == [], path
+                continue
+            assert links == [(Path(following[0]).stem, f"Next: {following[1]}")], (path, links)
+            assert bool(at.session_state["present"]) == (present == "1")
+
+
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
     lane = lessons.race_record.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     row = lessons.race_record.race_row(2, lessons.race_record.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))

@@ -47,10 +47,10 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
 
 
 def end(page_file: str) -> None:
-    """A page's foot: in instructor mode, which hides the sidebar, a link on to the next page
-    of the lesson (`page_file`: the page's own file, its `__file__`)."""
-    if not st.session_state.get("present"):
-        return
+    """A page's foot: a link on to the next page of the lesson, in the sidebar's order
+    (`page_file`: the page's own file, its `__file__`), which instructor mode's hidden sidebar
+    would keep out of reach. There a clicker's Page Down follows it from the foot of the page
+    (see ui/keys.py)."""
     following = next_page(f"pages/{Path(page_file).name}")
     if not following:
         return
