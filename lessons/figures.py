@@ -21,7 +21,7 @@ from .montecarlo import grouped_distance
 from .scenario import token_name, under_offered
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
                     UNCHECKED_LINE, token_label, visible)
-from .wording import coin_pair, draw_text, prob_is, prob_text, says, share_text
+from .wording import coin_pair, draw_text, prob_is, prob_text, says, share_text, tiny_text
 
 
 def table_number(x) -> float:
@@ -317,7 +317,7 @@ def decomposition_chart(p, q, tokens, labels, position: int | None = None) -> Ch
              "p": table_number(p[t])} for t in tokens]
     worst = float(np.max(np.abs(kept + corrected - p)))
     alt = (f"For every token the kept part plus the corrected part equals p; the largest difference "
-           f"over the whole vocabulary is {worst:.1e}, floating-point rounding.")
+           f"over the whole vocabulary is {tiny_text(worst)}, floating-point rounding.")
     return Chart(fig, rows, alt)
 
 

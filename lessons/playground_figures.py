@@ -75,7 +75,7 @@ def wilson_interval(kept: float, checked: int, z: float = 1.645) -> tuple[float,
 
 def position_chart(by_position, checked) -> Chart:
     """Acceptance by draft position: later positions are only checked when earlier ones held,
-    so their rates rest on fewer checks; a whisker spans each rate's 90 % Wilson interval, so
+    so their rates rest on fewer checks; a whisker spans each rate's 90% Wilson interval, so
     that a rate from a handful of checks is not read as a trend."""
     # the count in each position's name, so that the whiskers have the space above the bars
     names = [f"{i + 1}<br>{n}×" for i, n in enumerate(checked)]
@@ -90,12 +90,12 @@ def position_chart(by_position, checked) -> Chart:
                                     "arrayminus": [r - lo if n else None
                                                    for lo, r, n in zip(low, rates, checked)]}))
     # on two lines, so that it fits the chart's width in a projector's large type
-    fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90 % confidence interval)",
+    fig.update_xaxes(title="draft position, times checked<br>(whiskers: 90% confidence interval)",
                      type="category")
     fig.update_yaxes(range=[0, 1.05], title="P(kept | checked)")
     fig = base_layout(fig, "Acceptance by draft position", 320)
     rows = [{"position": i + 1, "kept when checked": None if np.isnan(r) else round(r, 3), "checked": n,
-             "90 % interval": "–" if not n else f"{lo:.2f} to {hi:.2f}"}
+             "90% interval": "–" if not n else f"{lo:.2f} to {hi:.2f}"}
             for i, (r, n, lo, hi) in enumerate(zip(by_position, checked, low, high))]
     alt = "Acceptance by position: " + ", ".join(
         f"{i + 1}: {'–' if np.isnan(r) else f'{r:.2f}'} ({n} check{'' if n == 1 else 's'})"
@@ -104,6 +104,6 @@ def position_chart(by_position, checked) -> Chart:
         ". Position k is checked only when the guesses before it were all kept, so later positions "
         "are checked less often, and their rates, resting on fewer checks, say less.") + (
         " The whiskers "
-        "are 90 % Wilson confidence intervals for a position's chance of a keep, as if each check "
+        "are 90% Wilson confidence intervals for a position's chance of a keep, as if each check "
         "were an independent coin with that chance (in fact the chance moves along the text).")
     return Chart(fig, rows, alt)

@@ -70,6 +70,17 @@ def draw_text(u: float, decimals: int = 2) -> str:
     return text
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def tiny_text(x: float) -> str:
+    """A number as a reader writes a tiny one: "2.8 × 10⁻¹⁷", not Python's "2.8e-17"."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{float(x):.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def share_text(x: float) -> str:
     """A share as a whole percentage, but never "0%" or "100%" for one strictly between: to a
     tenth of a percent there, or "under 0.1%" and "over 99.9%"."""

@@ -512,6 +512,11 @@ def test_shares_are_never_rounded_to_none_or_all():
                                                        "over 99.9%", "100%", "0%", "100%"]
 
 
+def test_a_tiny_number_reads_as_a_power_of_ten():
+    assert [wording.tiny_text(x) for x in (2.8e-17, 5.55e-17, 1e-300, 0.0, 3e5)] == [
+        "2.8 × 10⁻¹⁷", "5.6 × 10⁻¹⁷", "1.0 × 10⁻³⁰⁰", "0", "3.0 × 10⁵"]
+
+
 def test_significant_figures_count_after_rounding():
     """0.9996 to three figures is 1.00: rounding up to the next power of ten leaves one decimal
     fewer, not four figures ("1.000")."""
@@ -704,12 +709,12 @@ def test_speedup_and_position_charts():
     assert chart.alt == ("Acceptance by position: 1: 0.75 (4 checks), 2: 0.50 (2 checks), "
                          "3: 1.00 (1 check), 4: – (0 checks). Position k is checked only when the "
                          "guesses before it were all kept, so later positions are checked less often, "
-                         "and their rates, resting on fewer checks, say less. The whiskers are 90 % "
+                         "and their rates, resting on fewer checks, say less. The whiskers are 90% "
                          "Wilson confidence intervals for a position's chance of a keep, as if each "
                          "check were an independent coin with that chance (in fact the chance moves "
                          "along the text).")
     one = playground_figures.position_chart((0.4,), (10,))  # γ = 1: no later positions to speak of
-    assert one.alt.startswith("Acceptance by position: 1: 0.40 (10 checks). The whiskers are 90 %")
+    assert one.alt.startswith("Acceptance by position: 1: 0.40 (10 checks). The whiskers are 90%")
 
 
 # --- Monte Carlo ---------------------------------------------------------------------------
@@ -1194,8 +1199,8 @@ def test_acceptance_by_position_shows_how_far_each_rate_could_be_off():
     spans = [up + down for up, down in zip(bar.error_y.array, bar.error_y.arrayminus)]
     assert spans == sorted(spans)  # fewer checks, wider whiskers
     assert all(0 <= r - d and r + u <= 1 for r, u, d in zip(bar.y, bar.error_y.array, bar.error_y.arrayminus))
-    assert chart.rows[3]["90 % interval"] == "0.00 to %.2f" % (1.645 ** 2 / (1 + 1.645 ** 2))
-    assert "90 % Wilson confidence intervals" in chart.alt
+    assert chart.rows[3]["90% interval"] == "0.00 to %.2f" % (1.645 ** 2 / (1 + 1.645 ** 2))
+    assert "90% Wilson confidence intervals" in chart.alt
 
 
 def test_summarize_per_position_rates():
@@ -1595,7 +1600,9 @@ def test_decomposition_text_reports_only_rounding(rejected):
     """The largest gap between the two routes' sum and p, as the text states it, is float
     rounding: far below anything a wrong rule would leave."""
     chart = figures.decomposition_chart(rejected.p_dists[1], rejected.q_dists[1], list(range(V)), LABELS)
-    worst = float(re.search(r"whole vocabulary is ([0-9.e+-]+),", chart.alt).group(1))
+    said = re.search(r"whole vocabulary is (0|([0-9.]+) × 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)),", chart.alt)
+    power = said.group(3).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")) if said.group(2) else "0"
+    worst = float(said.group(2) or 0) * 10.0 ** int(power)
     assert worst < 1e-12
 
 

@@ -51,7 +51,7 @@ __all__ = ["show_problems"]  # url_state's, which every page calls through this 
 
 # the drafters by name, for the controls that choose one
 DRAFTERS_NAMED = ("early-exit-K is Nimbus-large's first K layers and its output layer, used "
-                  "untrained as a drafter; nimbus-mini-early is Nimbus-mini as it was after 4 % of "
+                  "untrained as a drafter; nimbus-mini-early is Nimbus-mini as it was after 4% of "
                   "its training (a saved checkpoint; nothing to do with the early stop that the race "
                   "and the speed table can set, which ends a round's draft where the drafter is "
                   "unsure); Nimbus-mini "
