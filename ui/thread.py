@@ -102,6 +102,7 @@ def show(question: str) -> None:
     with st.chat_message("assistant"):
         bubble = st.empty()
     html_block(origin_legend())
+    st.space("small")  # the key belongs to the reply above, not to the figures below
     reply_to(question, bubble, st.empty())
 
 
