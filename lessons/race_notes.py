@@ -24,9 +24,19 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
         clocks = "" if raced is None else f" ({raced:.2f}x)"
         return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
                 f"race's own clocks{clocks}: {MEDIANS} Run it again to see how far a race moves.")
-    fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
     return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, by_count)} "
-            f"Fewer drafts a round, with {fewer}, waste less on guesses the target rejects.")
+            f"{_how_to_win(drafts, stopped)}")
+
+
+def _how_to_win(drafts: float, stopped: bool) -> str:
+    """What would make the pair win: fewer drafts a round, or, where its rounds already draft
+    about one token each, a better drafter."""
+    if round(drafts, 1) <= 1:
+        return ("Its rounds already drafted about one token each, the fewest a round can check: "
+                "this drafter is too weak here to pay for its steps, and a better one (Draft model, "
+                "in the sidebar) is the way to a win.")
+    fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
+    return f"Fewer drafts a round, with {fewer}, waste less on guesses the target rejects."
 
 
 def gain_note(per_pass: float, drafts: float, gamma: int, cost: float | None,

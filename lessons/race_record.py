@@ -49,6 +49,7 @@ class Race:
     seed: int = 0
     # passes of Nimbus-large that other sessions made on the server during the race
     others_passes: int = 0
+    prompt: str = ""
 
     @property
     def speedup(self) -> float | None:
@@ -79,4 +80,11 @@ def race_row(number: int, race: Race) -> dict:
             "early stop": f"{race.stop:g}" if race.stop else "off",
             "temperature": race.temperature, "top-p": race.top_p,
             "tokens": len(spec.ids), "asked": race.tokens, "seed": race.seed,
+            "prompt": short_prompt(race.prompt),
             "same text": "yes" if spec.ids == race.base.ids else "no"}
+
+
+def short_prompt(prompt: str, most: int = 40) -> str:
+    """A prompt on one line, cut to `most` characters with "…"."""
+    line = " ".join(prompt.split())
+    return line if len(line) <= most else line[:most - 1] + "…"

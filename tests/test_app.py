@@ -1318,7 +1318,14 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
         assert list(races["tokens"]) == [8, 8] and list(races["asked"]) == [8, 8]
         assert races["same text"].iloc[1] == "yes"
         assert "machine" not in races.columns  # neither race shared the machine: no column to say so
+        assert "prompt" not in races.columns  # nor one the races share
         at.slider(key="gamma").set_value(2).run()
+    # a race on another prompt: the table tells the two prompts apart
+    at.text_area(key="prompt").set_value("Dear   customer,\nthanks for your patience while we look into the export").run()
+    button(at, "Start the race").click().run()
+    no_exception(at)
+    (races,) = [df.value for df in at.dataframe if "race" in df.value.columns]
+    assert list(races["prompt"]) == ["Dear customer, thanks for your patience…", DEFAULT_PROMPT, DEFAULT_PROMPT]
 
 
 

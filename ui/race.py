@@ -14,7 +14,7 @@ import streamlit as st
 
 from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note,
                                 gain_note, shared_machine_note, slower_note)
-from lessons.race_record import KEPT_RACES, Finished, Race, race_row
+from lessons.race_record import KEPT_RACES, Finished, Race, race_row, short_prompt
 from lessons.speed_story import (expected_at, expected_best, sampled_as_table, saved_verify_costs,
                                  verify_cost_for)
 from lessons.wording import ROUNDING_TIE, counted
@@ -226,7 +226,7 @@ def _run(pair) -> None:
     s = st.session_state
     race = Race(race_settings(), s.drafter, s.gamma, s.stop, s.tokens, *(lane.finished() for lane in lanes),
                 temperature=s.temperature, top_p=s.top_p, seed=int(s.seed),
-                others_passes=others)
+                others_passes=others, prompt=s.prompt)
     s.races = [*s.get("races", []), race][-KEPT_RACES:]
     results(race)
     races_so_far(s.races)
@@ -245,8 +245,10 @@ def races_so_far(races: list[Race]) -> None:
         return
     st.header("Your races so far", anchor=False)
     rows = [race_row(n, r) for n, r in reversed(list(enumerate(races, start=1)))]
-    if not any(r.shared for r in races):  # a column that says nothing would push another out of view
-        rows = [{k: v for k, v in row.items() if k != "machine"} for row in rows]
+    # a column that says nothing would push another out of view
+    silent = {"machine"} if not any(r.shared for r in races) else set()
+    silent |= {"prompt"} if len({r.prompt for r in races}) == 1 else set()
+    rows = [{k: v for k, v in row.items() if k not in silent} for row in rows]
     number_table(rows,
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
@@ -268,8 +270,7 @@ def races_so_far(races: list[Race]) -> None:
 def race_settings() -> str:
     """The settings of a race, in words, for the caption above a result kept on screen."""
     s = st.session_state
-    prompt = " ".join(s.prompt.split())  # on one line
-    prompt = prompt if len(prompt) <= 40 else prompt[:39] + "…"
+    prompt = short_prompt(s.prompt)
     stop = f"early stop {s.stop:g}" if s.stop else "no early stop"
     return (f"{drafter_label(s.drafter)}, γ = {s.gamma}, {stop}, temperature {s.temperature:g}, "
             f"top-p {s.top_p:g}, {s.tokens} tokens, seed {s.seed} and the prompt “{prompt}”")
@@ -296,7 +297,8 @@ def results(race: Race) -> None:
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
-                 "completes them), and never fewer than one"},
+                 "completes them). The last token needs no draft: Nimbus-large's pass draws it "
+                 "alone, as a bonus"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
