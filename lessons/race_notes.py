@@ -28,13 +28,17 @@ def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
             f"{_how_to_win(drafts, stopped)}")
 
 
+# drafts a round below which fewer would save little: a round drafts at least one
+FEW_DRAFTS = 1.25
+
+
 def _how_to_win(drafts: float, stopped: bool) -> str:
     """What would make the pair win: fewer drafts a round, or, where its rounds already draft
-    about one token each, a better drafter."""
-    if round(drafts, 1) <= 1:
-        return ("Its rounds already drafted about one token each, the fewest a round can check: "
-                "this drafter is too weak here to pay for its steps, and a better one (Draft model, "
-                "in the sidebar) is the way to a win.")
+    little more than one token each, a better drafter."""
+    if round(drafts, 1) < FEW_DRAFTS:
+        return (f"Its rounds already drafted {drafts:.1f} tokens on average, close to the one a round "
+                "must draft, so fewer would save little: this drafter is too weak here to pay for its "
+                "steps, and a better one (Draft model, in the sidebar) is the way to a win.")
     fewer = "a smaller γ or a higher early stop" if stopped else "a smaller γ or the early stop"
     return f"Fewer drafts a round, with {fewer}, waste less on guesses the target rejects."
 

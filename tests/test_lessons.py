@@ -1480,8 +1480,8 @@ def test_a_lost_race_with_the_early_stop_prices_the_check_at_the_drafts_a_round_
             "passes. A round of 1.7 drafts so cost about 1.7 × 0.10 + 1.07 = 1.24 passes") in note
     assert "with a smaller γ or a higher early stop, waste less" in note
     # rounds of about one draft each cannot draft fewer: the drafter is what loses
-    weak = race_notes.slower_note(1.07, 1.04, 8, 0.1, 1.05, raced=0.8, stopped=True)
-    assert "already drafted about one token each" in weak and "a better one (Draft model" in weak
+    weak = race_notes.slower_note(1.0, 1.14, 8, 0.27, 1.1, raced=0.76, stopped=True)
+    assert "already drafted 1.1 tokens on average" in weak and "a better one (Draft model" in weak
     assert "higher early stop" not in weak
     # the γ sweep's costs read between the whole numbers around the average
     costs = {1: 1.0, 2: 1.1, 4: 1.3}

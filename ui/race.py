@@ -99,7 +99,7 @@ class Lane:
         w = self.written
         return Finished(side_name(self.method, self.pair.drafter_name), tuple(text for text, _ in w.pieces),
                         tuple(origin for _, origin in w.pieces), w.ids, w.stats.target_passes,
-                        w.stats.drafted, self.clock)
+                        w.stats.drafted, self.clock, len(w.rounds))
 
 
 def _use_gamma(gamma: int) -> None:
