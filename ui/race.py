@@ -298,7 +298,7 @@ def results(race: Race) -> None:
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
                  "completes them). The last token needs no draft: Nimbus-large's pass draws it "
-                 "alone, as a bonus"},
+                 "alone, as a bonus, and that pass is no round here"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
