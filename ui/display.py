@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
+from lessons.figures import NO_FLIP
 from lessons.style import (BIDI_CONTROLS, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
                            line_color, marked_unseen, token_label, visible)
 
@@ -59,7 +60,7 @@ def table_view(rows: list[dict]):
 def _numeric(column) -> bool:
     """A column of numbers, or of numbers written out ("0.0217"), some of them perhaps missing
     (a blank or a dash)."""
-    values = [v for v in column if v not in (None, "", "—")]
+    values = [v for v in column if v not in (None, "", NO_FLIP)]
     return bool(values) and all(_is_number(v) for v in values)
 
 
@@ -67,7 +68,7 @@ def _is_number(value) -> bool:
     if isinstance(value, bool):
         return False
     try:
-        float(value.replace("−", "-") if isinstance(value, str) else value)
+        float(value)
     except (TypeError, ValueError):
         return False
     return True
