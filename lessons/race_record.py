@@ -16,8 +16,6 @@ class Finished:
     passes: int
     drafted: int  # tokens the draft proposed, over all rounds
     seconds: float  # the lane's own clock: the compute time it has used
-    # the passes that checked drafts: all but the last token's, which has nothing to check
-    rounds: int = 0
 
     @property
     def rate(self) -> float:
@@ -31,8 +29,8 @@ class Finished:
 
     @property
     def drafts_per_round(self) -> float:
-        """Tokens the draft proposed per round that checked any."""
-        return self.drafted / self.rounds if self.rounds else 0.0
+        """Tokens the draft proposed per round (one round per target pass)."""
+        return self.drafted / self.passes
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,8 @@ class Chunk:
 
     token_ids: tuple[int, ...]
     origins: tuple[str, ...]  # "accepted" | "correction" | "bonus" | "target"
-    # the round as it ran, for speculative steps (None for a pass of the target alone); where
-    # the text ends at an end-of-text token, the round's tokens after it are left out of
-    # `token_ids`
+    # the round as it ran, for speculative steps; where the text ends (an end-of-text token or
+    # max_new_tokens) its last token can be one that `token_ids` leaves out
     record: RoundRecord | None
 
 
@@ -193,18 +192,13 @@ def first_round(pair, prompt_ids, gamma, sampling, rng) -> Round:
 
 # --- the two decoders ----------------------------------------------------------------------
 
-def target_step(pair, context, sampling, rng, cache) -> int:
-    """One target pass after `context`, and the token it draws from p."""
-    logits = feed(pair.target_logits, cache, context, pair.device, rows=1)
-    return sample(to_distributions(logits, sampling)[0], rng)
-
-
 @torch.inference_mode()
 def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chunk]:
     """Target-only sampling, one token per target pass."""
     context, cache = list(prompt_ids), DynamicCache()
     for _ in range(max_new_tokens):
-        token = target_step(pair, context, sampling, rng, cache)
+        p = to_distributions(feed(pair.target_logits, cache, context, pair.device, rows=1), sampling)[0]
+        token = sample(p, rng)
         context.append(token)
         yield Chunk((token,), ("target",), None)
 
@@ -215,14 +209,14 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
     """Speculative sampling: each round drafts up to `gamma` tokens and verifies
     them in one pass. It drafts fewer when the draft stops early (see `propose`),
     and at most one fewer than the tokens still to write, since a round that keeps
-    every draft adds a bonus token. With one token left there is nothing to draft:
-    the target's pass draws it from p, a bonus token with no drafts before it."""
+    every draft adds a bonus token; but always at least one, so with one token left
+    the round's bonus token is dropped."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0
-    while produced < max_new_tokens - 1:
+    while produced < max_new_tokens:
         # 1-3. draft, verify in one target pass, accept or correct
-        n_draft = min(gamma, max_new_tokens - produced - 1)
+        n_draft = max(1, min(gamma, max_new_tokens - produced - 1))
         record = run_round(pair, context, n_draft, sampling, rng,
                            target_cache, draft_cache, noise, stop_below).record
         context.extend(record.tokens)
@@ -231,9 +225,6 @@ def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
         crop(target_cache, len(context) - 1)
         crop(draft_cache, len(context) - 1)
         yield Chunk(record.tokens, tuple(origins_of(record)), record)
-    if produced == max_new_tokens - 1:  # the last token
-        token = target_step(pair, context, sampling, rng, target_cache)
-        yield Chunk((token,), ("bonus",), None)
 
 
 def check_request(pair, prompt_ids, max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> None:
@@ -277,7 +268,7 @@ def check_seed(seed) -> None:
 def stream(pair, prompt, max_new_tokens=64, method="speculative", gamma=4, temperature=1.0,
            top_k=0, top_p=1.0, seed=0, draft_noise=0.0, stop_below=0.0,
            suppress_eos=False) -> Iterator[Chunk]:
-    """Chunks as they are produced, stopping at EOS (a round is cut there) or max_new_tokens.
+    """Chunks as they are produced, stopping at EOS or max_new_tokens (a round is cut there).
 
     `prompt` is text, or a list of token ids (for chat-formatted prompts). `draft_noise`
     blends the draft's q with the uniform distribution (0 = the drafter as it is).

@@ -1438,18 +1438,6 @@ def test_every_page_but_the_last_ends_with_a_link_on_to_the_next():
             assert bool(at.session_state["present"]) == (present == "1")
 
 
-def test_a_races_drafts_per_round_leave_out_the_last_tokens_pass():
-    """The last token's pass checks no draft: averaged over every pass, a weak drafter's rounds
-    of one draft each read as 0.9 drafts a round. Read off a race, as the page runs it."""
-    lane = lessons.race_record.Finished("x", (), (), (1,) * 16, passes=15, drafted=14, seconds=1.0, rounds=14)
-    assert lane.drafts_per_round == 1.0 and lane.per_pass == pytest.approx(16 / 15)
-    at = page("race", tokens="16", drafter="early-exit-4", gamma="8", stop="0.9", temperature="0")
-    button(at, "Start the race").click().run()
-    no_exception(at)
-    drafts = {m.label: m.value for m in at.metric}["Drafts per round"]
-    assert drafts.endswith(" of 8") and float(drafts.split()[0]) >= 1.0, drafts
-
-
 def test_a_race_whose_text_ended_early_shows_its_tokens_beside_those_asked_for():
     lane = lessons.race_record.Finished("x", (), (), (1, 2, 3), passes=2, drafted=4, seconds=1.0)
     row = lessons.race_record.race_row(2, lessons.race_record.Race("", "nimbus-mini", 4, 0.0, 160, lane, lane))

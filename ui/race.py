@@ -99,7 +99,7 @@ class Lane:
         w = self.written
         return Finished(side_name(self.method, self.pair.drafter_name), tuple(text for text, _ in w.pieces),
                         tuple(origin for _, origin in w.pieces), w.ids, w.stats.target_passes,
-                        w.stats.drafted, self.clock, len(w.rounds))
+                        w.stats.drafted, self.clock)
 
 
 def _use_gamma(gamma: int) -> None:
@@ -297,8 +297,7 @@ def results(race: Race) -> None:
          "help": "How many tokens the drafter wrote per round on average: γ, or fewer when the early "
                  "stop ended a draft, and near the end, where a round drafts no more than it needs: one "
                  "token fewer than the tokens still to write (if it keeps every draft, a bonus token "
-                 "completes them). The last token needs no draft: Nimbus-large's pass draws it "
-                 "alone, as a bonus, and that pass is no round here"},
+                 "completes them), and never fewer than one"},
         {"label": "Same text?", "value": "yes" if spec.ids == base.ids else "no",
          "help": f"At temperature 0 both sides write the same tokens, unless {ROUNDING_TIE}. Above it "
                  "each side draws its own random numbers, so they write different samples from the "
