@@ -64,6 +64,9 @@ def _bold_drawn(fig: go.Figure, top: list[int], names: list[str], drawn: int, **
                      ticktext=[f"<b>{n}</b>" if t == drawn else n for t, n in zip(top, names)])
 
 
+UNDRAWN_FILL = "#f3d9a4"  # step 1: a candidate the draft did not draw, a paler q
+
+
 def draft_chart(sc) -> Chart:
     """Step 1: what Nimbus-mini considered at each position, and what it picked."""
     tops = [_with([int(t) for t in np.argsort(-sc.q_dists[i], kind="stable")[:5]], chosen)
@@ -80,7 +83,7 @@ def draft_chart(sc) -> Chart:
         q = sc.q_dists[i]
         names = _names(top, sc.labels)
         fig.add_bar(x=names, y=[q[t] for t in top], row=1, col=i + 1,
-                    marker={"color": [Q_COLOR if t == chosen else "#f3d9a4" for t in top],
+                    marker={"color": [Q_COLOR if t == chosen else UNDRAWN_FILL for t in top],
                             "line": _drawn_outline(top, chosen, 2)},
                     name="q(x)", showlegend=False, hovertemplate="%{x}: q = %{y:.3f}<extra></extra>")
         _bold_drawn(fig, top, names, chosen, row=1, col=i + 1)  # as at step 2
@@ -90,8 +93,11 @@ def draft_chart(sc) -> Chart:
     # colour, the paler one of a token not drawn
     fig.add_bar(x=[None], y=[None], row=1, col=1, name="q(x) of the drawn token", hoverinfo="skip",
                 marker={"color": Q_COLOR, "line": {"color": U_COLOR, "width": 2}})
+    fig.add_bar(x=[None], y=[None], row=1, col=1, name="q(x) of a token not drawn", hoverinfo="skip",
+                marker={"color": UNDRAWN_FILL})
     widest = max(float(sc.q_dists[i][t]) for i, top in enumerate(tops) for t in top)
     fig.update_yaxes(range=[0, widest * 1.05], nticks=4)
+    fig.update_yaxes(title_text="q(x)", row=1, col=1)
     picks = ", ".join(f"“{sc.label(t)}” ({prob_is('q', sc.q_dists[i][t])})"
                       for i, t in enumerate(sc.draft_tokens))
     alt = (f"{sc.drafter_label} drafted {sc.gamma} tokens one after another: {picks}.{_tail_picks(sc, tops)}"
@@ -165,7 +171,9 @@ def verify_chart(sc) -> Chart:
         _bold_drawn(fig, top, names, drafted, row=1, col=i + 1)
     betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
     alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
-           + ", ".join(prob_text(b) for b in betas) + "; the last slot holds p for a bonus token."
+           + ", ".join(prob_text(b) for b in betas) + "; the last slot holds p for a bonus token. Each "
+           "panel shows the tokens with the most probability under p or q there, so some differ "
+           "from step 1's, which ranked by q alone."
            + _bytes_note([r["token"] for r in rows]))
     fig = _slanted_token_axis(base_layout(fig, "Nimbus-large checks every guess in one pass: p vs q", 440))
     fig.update_layout(margin={"t": 100})  # room for the two-line panel titles under the title
@@ -246,6 +254,7 @@ def correction_chart(sc) -> Chart:
         fig = go.Figure(go.Bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)",
                                marker_line=_drawn_outline(top, drawn, 3)))
         _bold_drawn(fig, top, names, drawn)
+        fig.update_yaxes(title_text="p(x)")
         rows = [{"token": sc.label(t), "p": table_number(p[t]), "drawn": t == drawn} for t in top]
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it "

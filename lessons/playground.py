@@ -129,7 +129,7 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
            if round(measured, 2) > round(alpha, 2) else
            "this text's keeps came in runs, which the closed form's independent coins do not expect")
     return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the closed form's ceiling, "
-            f"1/(1 − α) = {tokens_per_round_bound(alpha):.2f}: {why}.")
+            f"1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}: {why}.")
 
 
 # what another seed moves one short text's figures by at Nimbus-mini's α, in tokens per pass

@@ -21,7 +21,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \
         all(k in verify for k in g) else None
     fig = go.Figure()
-    fig.add_scatter(x=g, y=tokens, name="tokens per target pass", line={"color": P_COLOR})
+    fig.add_scatter(x=g, y=tokens, name="tokens per pass, closed form", line={"color": P_COLOR})
     fig.add_scatter(x=g, y=speed, name="speed-up if a check cost one step",
                     line={"color": OVERLAP_COLOR, "dash": "dash"})
     if here:
@@ -41,7 +41,9 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     # no draft kept: exactly 1; every draft kept: no bound; and none worth a sentence that
     # would read "below 1.00" beside a measured 1.00
     bound = tokens_per_round_bound(alpha) if 0 < alpha < 1 else None
-    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = {bound:.2f}."
+    # α to three places: worked from two, 1/(1 − α) can miss the shown result
+    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
+               f"1/(1 − {alpha:.3f}) = {bound:.2f}."
                if bound is not None and round(bound, 2) > 1 else "")
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
                                                  gamma_now) + ceiling)

@@ -303,8 +303,10 @@ STEPS = (
     Step(3, "Accept or reject", "Which guesses do we keep?",
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
          "draw a uniform **u** in [0, 1) and keep x when u falls below min(1, p/q), where the green "
-         "bar below ends. If the target likes x at least as much as the draft did (**p ≥ q**), the "
-         "green bar reaches 1 and the guess is always kept. "
+         "bar below ends. That bar is step 2's green min(p, q) divided by q(x): step 2's bar is the "
+         "chance to draw x and keep it, this one the chance to keep x once it is drawn. If the "
+         "target likes x at least as much as the draft did (**p ≥ q**), the green bar reaches 1 "
+         "and the guess is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "
          "threw away, so they get no coin flip at all.\n\n"
          "Why a coin, and not simply keep x whenever p ≥ q? Then a token with p < q could never be "
@@ -336,8 +338,9 @@ STEPS = (
                    "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked "
                    "example below for a round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "Exact does not mean the same text: at temperature 1, two runs of Nimbus-large alone write "
-         "different texts too. It means the text is a draw from the same distribution as "
+         "Exact does not mean the same text: at temperature 1, where each token is drawn from the "
+         "distribution as the model gives it (at temperature 0, greedy decoding, each is the most "
+         "likely token), two runs of Nimbus-large alone write different texts too. It means the text is a draw from the same distribution as "
          "Nimbus-large's own. A token x can come out of a position in two ways: drafted and kept, "
          "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
@@ -349,7 +352,9 @@ STEPS = (
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "
          "the rule with two shortcuts that look harmless and are not. The first, accept every "
-         "draft, is the small model writing on its own: at this position it outputs q, not p.",
+         "draft, is the small model writing on its own: at this position it outputs q, not p. The "
+         "second, resample from p on reject, replaces a rejected draft with a fresh draw from p "
+         "instead of r, so the tokens the draft over-offered come out too often (step 4).",
          _exact_takeaway),
 )
 

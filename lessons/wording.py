@@ -102,14 +102,15 @@ def prob_is(name: str, x: float) -> str:
 
 def coin_comparison(u: float, line: float, kept: bool) -> str:
     """One coin flip against its line, as a sentence shows it: "u = 0.62 < min(1, p/q) = 0.91".
-    A line shown only as a bound is said apart ("u = 0.06 ≥ min(1, p/q), which is below 0.001"):
-    "u = 0.06 ≥ min(1, p/q) < 0.001" chains two comparisons that do not read as one."""
+    A line shown only as a bound is said apart, the line first ("min(1, p/q) is below 0.001, and
+    u = 0.06 is above it"): "u = 0.06 ≥ min(1, p/q) < 0.001" chains two comparisons that do not
+    read as one."""
     u_text, line_text = coin_pair(u, line)
-    sign = "<" if kept else "≥"
     if line_text[0] in "<>":
         side = "below" if line_text[0] == "<" else "above"
-        return f"u = {u_text} {sign} min(1, p/q), which is {side} {line_text[1:].lstrip()}"
-    return f"u = {u_text} {sign} min(1, p/q) = {line_text}"
+        return (f"min(1, p/q) is {side} {line_text[1:].lstrip()}, and u = {u_text} is "
+                f"{'below' if kept else 'above'} it")
+    return f"u = {u_text} {'<' if kept else '≥'} min(1, p/q) = {line_text}"
 
 
 def ratio_pair(p: float, q: float) -> tuple[str, str]:

@@ -9,11 +9,8 @@ from pathlib import Path
 
 def file_digest(path: Path) -> str:
     """The SHA-256 of the file at `path`, in hex (about 0.4 s for the target's 538 MB)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def check_digest(path: Path, recorded: str | None) -> None:

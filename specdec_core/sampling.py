@@ -176,7 +176,8 @@ def speculative_round(draft_tokens, q_dists, p_dists, rng) -> RoundRecord:
     draft_tokens: gamma token ids proposed by the draft.
     q_dists: (gamma, V) the draft's distributions they were sampled from.
     p_dists: (gamma + 1, V) the target's distributions at the same
-             positions, plus one more for the bonus token.
+             positions, plus one more for the bonus token, all from one
+             target pass.
     rng: a numpy Generator; all randomness comes from it.
     """
     tokens_in, q, p = round_inputs(draft_tokens, q_dists, p_dists)

@@ -717,7 +717,8 @@ def test_predict_first_hides_the_coin_until_flipped():
         said = f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}"
         assert said in feedback
         right = (guess == "keep") == c.accepted
-        assert feedback.count("Right:" if right else "Not this time:") == 1, feedback
+        verdict = "Right:" if right else "It could not be rejected:" if c.accept_prob >= 1 else "Not this time:"
+        assert feedback.count(verdict) == 1, feedback
         infos = list(at.info.values)
         if right and c.accepted and flips < len(checks):  # the verdict reads before the next question
             first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]
@@ -771,6 +772,21 @@ def test_predict_first_says_where_no_coin_can_reject_the_draft():
             break
         button(at, ui.keys.FLIP).click().run()
         no_exception(at)
+
+
+def test_predict_first_does_not_call_a_sure_keep_bad_luck():
+    """A guess of reject where p ≥ q was not unlucky: the coin could not reject that draft, and
+    the verdict says so instead of "Not this time". Seed 16 has such a check among its first three."""
+    at = page("walkthrough", step="3", predict="1", seed="16")
+    checks = ui.models.get_scenario(default_drafter(), WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, 16).record.checks
+    sure = next(k for k, c in enumerate(checks) if c.accept_prob >= 1)
+    for _ in range(sure):
+        button(at, ui.keys.FLIP).click().run()
+    button(at, "Guess reject").click().run()
+    no_exception(at)
+    said = " ".join(at.warning.values)
+    assert said.startswith("It could not be rejected: p ≥ q, so every coin keeps it. u = ")
+    assert "so the draft is kept." in said and "Not this time" not in said
 
 
 def test_predict_first_moving_on_shows_every_coin():

@@ -114,9 +114,12 @@ def test_a_label_shows_every_character_and_blank_means_nothing_shows():
 def test_draft_chart(rejected):
     sc = rejected
     chart = figures.draft_chart(sc)
-    assert len(chart.figure.data) == GAMMA + 1  # a panel's bars each, and the key
-    (key,) = [t for t in chart.figure.data if t.showlegend is not False]
-    assert key.marker.color == Q_COLOR and key.marker.line.color == U_COLOR  # as the drawn bars
+    assert len(chart.figure.data) == GAMMA + 2  # a panel's bars each, and the two keys
+    drawn, other = [t for t in chart.figure.data if t.showlegend is not False]
+    assert drawn.marker.color == Q_COLOR and drawn.marker.line.color == U_COLOR  # as the drawn bars
+    # and as the others, so that the pale bars are named too
+    panel_colors = {c for t in chart.figure.data if t.name == "q(x)" for c in t.marker.color}
+    assert panel_colors == {Q_COLOR, other.marker.color}
     assert n_subplots(chart.figure) == GAMMA
     assert len(chart.figure.layout.annotations) == GAMMA  # one title per drafted position
     assert len(chart.rows) == 5 * GAMMA
@@ -360,7 +363,7 @@ def test_a_coin_flip_against_a_line_shown_as_a_bound_reads_as_one_sentence():
     assert coin_comparison(0.62, 0.91, kept=True) == "u = 0.62 < min(1, p/q) = 0.91"
     assert coin_comparison(0.4712, 0.4698, kept=False) == "u = 0.4712 ≥ min(1, p/q) = 0.4698"
     # not "u = 0.06 ≥ min(1, p/q) < 0.001", two comparisons chained the wrong way round
-    assert coin_comparison(0.06, 0.0002, kept=False) == "u = 0.06 ≥ min(1, p/q), which is below 0.001"
+    assert coin_comparison(0.06, 0.0002, kept=False) == "min(1, p/q) is below 0.001, and u = 0.06 is above it"
 
 
 @pytest.mark.parametrize("p, q, shown", [
@@ -537,7 +540,7 @@ def test_a_text_above_the_charts_ceiling_says_why():
     """1/(1 − α) bounds the closed form's tokens per pass at the chart's α; one short text can
     pass it, with a higher α of its own or with keeps in runs, and the page says which."""
     higher = playground.above_ceiling_note(1.92, 0.54, 0.35)
-    assert higher == (" This text's 1.92 tokens per pass is above the closed form's ceiling, 1/(1 − α) = 1.54: "
+    assert higher == (" This text's 1.92 tokens per pass is above the closed form's ceiling, 1/(1 − α) = 1/(1 − 0.350) = 1.54: "
                       "this one text's own α was 0.54, against the chart's 0.35.")
     assert "came in runs" in playground.above_ceiling_note(1.92, 0.35, 0.35)
     assert playground.above_ceiling_note(1.54, 0.54, 0.35) == ""  # at the ceiling as shown, not above
@@ -657,7 +660,9 @@ def test_the_sweep_is_described_from_its_own_rows():
 
     rows = [row(1, 1.40, 1.43, 1.10, 1.14), row(2, 1.61, 1.60, 1.21, 1.20), row(3, 1.90, 1.70, 1.15, 1.00)]
     assert speed_charts.sweep_alt(rows) == (
-        "Measured speed-up peaks at γ = 2 (1.21x). Tokens per pass stay within 0.1 of their closed "
+        "Blue lines count tokens per target pass, green ones speed-up: tokens per pass divided by "
+        "what a round costs in target steps, γc + v (γ draft steps of c each and a check of v), so "
+        "the gap between them is the price of drafting and checking. Measured speed-up peaks at γ = 2 (1.21x). Tokens per pass stay within 0.1 of their closed "
         "form up to γ = 2, and differ from it by up to 0.20 beyond. With the measured cost of "
         "verifying γ + 1 positions in place of one step, the closed form comes within 0.15 of the "
         "measured speed-up at every γ.")
@@ -672,12 +677,12 @@ def test_speedup_and_position_charts():
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
     assert chart.alt.endswith("However large γ is, the closed form keeps tokens per pass below "
-                             "1/(1 − α) = 5.00.")  # 1 / 0.2
+                             "1/(1 − α) = 1/(1 − 0.800) = 5.00.")  # α to three places, as the check needs
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
     assert "1/(1 − α)" not in playground_figures.speedup_chart(0.0, 0.1, 4).alt  # none kept: exactly 1
     # nor "below 1.00" beside a measured 1.00, as at full draft noise (α about 1/49,152)
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1 / 49_152, 0.1, 4).alt
-    assert playground_figures.speedup_chart(0.01, 0.1, 4).alt.endswith("1/(1 − α) = 1.01.")
+    assert playground_figures.speedup_chart(0.01, 0.1, 4).alt.endswith("1/(1 − α) = 1/(1 − 0.010) = 1.01.")
     assert len(playground_figures.speedup_chart(0.8, 0.1, 20).figure.data) == 2  # γ off the chart: no marker
 
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
@@ -1469,9 +1474,12 @@ def test_a_lost_race_is_worked_out_from_the_measured_costs():
     # worked from the figures as shown: 3.84 × 0.104 + 1.546 is 1.945, but 3.8 × 0.10 + 1.55 = 1.93
     assert "3.8 × 0.10 + 1.55 = 1.93 passes" in race_notes.slower_note(1.78, 3.84, 4, 0.104, 1.546)
     assert race_notes.slower_note(1.78, 3.9, 4, None, 1.55) == "" == race_notes.slower_note(1.78, 3.9, 4, 0.1, None)
-    # a race whose own clocks disagree with the count says so; one within a race's scatter does not
-    assert "This race's own clocks gave 0.99x" in race_notes.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
-    assert "own clocks" not in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
+    # a race whose own clocks disagree with the count says so, one within a race's scatter as
+    # scatter, and one that agrees as shown says nothing more
+    assert "This race's own clocks gave 0.99x: So what's costs" in race_notes.slower_note(1.33, 3.5, 4, 0.1, 1.55, raced=0.99)
+    near = race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.95)
+    assert "own clocks gave 0.95x, within the tenth or two a race moves from run to run." in near
+    assert "own clocks" not in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.92)
 
 
 def test_a_lost_race_with_the_early_stop_prices_the_check_at_the_drafts_a_round_averaged():
@@ -1509,8 +1517,9 @@ def test_a_race_the_pair_won_prices_its_rounds_as_a_loss_does():
                     "costs about 0.09 of a Nimbus-large pass, and the pass that checks 4 drafts about "
                     "1.20 passes. A round of 3.8 drafts (on average: the last rounds drafted fewer than "
                     "4, as the tokens left ran out) so cost about 3.8 × 0.09 + 1.20 = 1.54 passes "
-                    "and bought 1.85 tokens: 1.20x by that count.")
-    assert "This race's own clocks gave 1.00x" in race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.0)
+                    "and bought 1.85 tokens: 1.20x by that count. This race's own clocks gave 1.12x, "
+                    "within the tenth or two a race moves from run to run.")
+    assert "This race's own clocks gave 1.00x: So what's costs" in race_notes.gain_note(1.85, 3.8, 4, 0.09, 1.2, raced=1.0)
     # without the early stop, fewer drafts than γ per round come from the last rounds only
     assert "(on average: the last rounds drafted fewer than 4, as the tokens left ran out)" in note
     full = race_notes.gain_note(1.85, 4.0, 4, 0.09, 1.2, raced=1.12)
@@ -1614,7 +1623,7 @@ def test_playground_charts_draw_their_tables():
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
     chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
     drawn = {t.name: list(t.y) for t in chart.figure.data}
-    assert drawn["tokens per target pass"] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
+    assert drawn["tokens per pass, closed form"] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
     assert drawn["speed-up if a check cost one step"] == pytest.approx(
         [r["speed-up, free check"] for r in chart.rows], abs=1e-3)
     rates = [0.58, 0.5, 0.14, 0.0]

@@ -16,7 +16,9 @@ def render() -> None:
     sc = get_scenario(s.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA, int(s.seed))
     st.markdown(f"One round of speculative decoding (also called speculative sampling), from "
                 f"`specdec_core/sampling.py`. The comments marked ◀ are this round's values (drafter "
-                f"**{sc.drafter_label}**, seed **{sc.seed}**){_follows_the_seed()}."
+                f"**{sc.drafter_label}**, seed **{sc.seed}**){_follows_the_seed()}. Every row of "
+                "`p_dists` it reads, one per guess and one for the bonus slot, came from a single pass "
+                "of Nimbus-large (step 2); the function itself only flips the coins and draws."
                 "\n\nAs in the two papers that introduced the method (Leviathan, Kalman and Matias, "
                 "*Fast Inference from Transformers via Speculative Decoding*; Chen et al., "
                 "*Accelerating Large Language Model Decoding with Speculative Sampling*; both 2023), "

@@ -65,7 +65,8 @@ _SCRIPT = """<script>
   // how far a screen's move down (way 1) or up (-1) goes: it ends with the top of an element, a
   // paragraph, a list's item or a table's row under the header (and no more of what comes before
   // it than the gap between them), the furthest such end in the move's last three quarters, so
-  // that no line is left half under the header; a whole screen where there is none
+  // that no line is left half under the header; a whole screen where there is none. Down, it
+  // goes further where that reaches the first piece not yet seen whole
   const gapAbove = el => {{
     // what comes before it: its previous sibling, or its parent's, and so on up (a table's
     // first row follows the header row, which sits in another part of the table)
@@ -77,13 +78,82 @@ _SCRIPT = """<script>
     const gap = before ? el.getBoundingClientRect().top - before.getBoundingClientRect().bottom : 16;
     return Math.min(16, Math.max(0, gap));
   }};
-  const screenMove = (way, {{main, top, screen}}) => {{
-    const ends = [...main.querySelectorAll('[data-testid="stElementContainer"], tr, '
-                                           + '[data-testid="stMarkdownContainer"] :is(p, li):not(td *, th *)')]
-      .filter(el => el.getBoundingClientRect().height > 0)
-      .map(el => way * (el.getBoundingClientRect().top - top - gapAbove(el)))
-      .filter(d => d >= 0.25 * screen && d <= screen);
-    return way * (ends.length ? Math.max(...ends) : screen);
+  const heading = el => el && el.querySelector('h1, h2, h3, [role="heading"]');
+  // the elements, expanders, paragraphs (captions' too), list items and table rows shown on the
+  // page (not what a closed expander holds)
+  const pieces = main => [...main.querySelectorAll(
+      '[data-testid="stElementContainer"], [data-testid="stExpander"], tr, '
+      + ':is([data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"]) :is(p, li):not(td *, th *)')]
+    .filter(el => el.getBoundingClientRect().height > 0 && (!el.checkVisibility || el.checkVisibility()));
+  // those a move may end at the top of: not an element right under a heading (a chart under its
+  // title), which goes with its heading
+  const stopping = main => pieces(main)
+    .filter(el => !(el.matches('[data-testid="stElementContainer"]') && heading(el.previousElementSibling)));
+  // where a piece starts: a paragraph at the top of its element (a caption's first, a pixel
+  // below its box) where that starts
+  const topOf = el => {{
+    const own = el.getBoundingClientRect().top;
+    const box = el.matches('p, li') && el.closest('[data-testid="stElementContainer"]');
+    const start = box ? box.getBoundingClientRect().top : own;
+    return own - start < 3 ? Math.min(own, start) : own;
+  }};
+  // how far down (way 1) or up (-1) each would take its top to just under the header
+  const stops = (way, main, top) => stopping(main).map(el => way * (topOf(el) - top - gapAbove(el)));
+  // how far down a move may go and pass over nothing unseen: to the top of the first piece not
+  // yet shown whole, which may start below the view (0 where there is none)
+  const reach = ({{main, top, bottom}}) => {{
+    // not past the view where a piece begun above it goes on below it
+    if (pieces(main).some(el => {{
+      const r = el.getBoundingClientRect();
+      return r.top <= top + 1 && r.bottom > bottom + 1;
+    }})) return 0;
+    const unseen = stopping(main).filter(el => {{
+      const r = el.getBoundingClientRect();
+      return r.top > top + 1 && r.bottom > bottom + 1;
+    }}).map(el => topOf(el) - top - gapAbove(el));
+    return unseen.length ? Math.min(...unseen) : 0;
+  }};
+  // whether a move by `by` (down, or up where negative) would leave a chart cut through under the
+  // header (one in a column beside the text, say)
+  const cutsAChart = (by, main, top) => [...main.querySelectorAll('.js-plotly-plot')].some(c => {{
+    const r = c.getBoundingClientRect();
+    return r.height > 0 && r.top - top < by - 1 && r.bottom - top > by + 1;
+  }});
+  const screenMove = (way, seen) => {{
+    const {{main, top, bottom, screen}} = seen;
+    const ends = stops(way, main, top).filter(d => d >= 0.25 * screen && d <= screen);
+    const whole = ends.filter(d => !cutsAChart(way * d, main, top));
+    // down, further where that reaches the first piece not yet seen whole (below the view
+    // there is only the gap above it)
+    const further = way > 0 ? reach(seen) : 0;
+    if (further > screen && !cutsAChart(further, main, top)) return Math.min(further, Math.floor(bottom - top));
+    return way * (whole.length ? Math.max(...whole) : ends.length ? Math.max(...ends) : screen);
+  }};
+  // a move down cut short (to stop at the button) goes on to the nearest top of an element, no
+  // further than `limit` (a view coordinate), so that nothing already shown, a chart above all, is
+  // left cut through under the header; nothing unseen is passed over
+  const onToATop = (by, limit, seen) => {{
+    const {{main, top, bottom}} = seen;
+    const cut = pieces(main).some(el => {{
+      const r = el.getBoundingClientRect();
+      return r.top - top < by - 1 && r.bottom - top > by + 1;
+    }});
+    const first = reach(seen), view = Math.floor(bottom - top);  // scrolled in whole pixels
+    const ends = stops(1, main, top).filter(d => d >= by && d <= Math.min(limit - top, first || view, view));
+    // the first piece not yet seen whole may start just below the view: as near it as a view goes
+    if (first >= by && first <= limit - top) ends.push(Math.min(first, view));
+    return cut && ends.length ? Math.min(...ends) : by;
+  }};
+  // a move down past the page's foot: blank space under the page makes room for it, so that the
+  // last screen too can start at the top of an element
+  const scrollOn = by => {{
+    const main = scroller();
+    const room = main.scrollHeight - main.clientHeight - main.scrollTop;
+    const block = main.querySelector('[data-testid="stMainBlockContainer"]');
+    if (by > room && block) {{
+      block.style.paddingBottom = `${{parseFloat(getComputedStyle(block).paddingBottom) + by - room}}px`;
+    }}
+    main.scrollBy(0, by);
   }};
   // how far down an element shows anything: its last line of text, or the foot of a chart,
   // picture, table or control in it; below that is padding (a tip box's, under its last line),
@@ -109,7 +179,8 @@ _SCRIPT = """<script>
     if (way < 0) {{
       const start = stepTop();
       const hidden = start ? top - start.getBoundingClientRect().top : 0;
-      return hidden <= 0 ? 0 : hidden + 16 <= screen ? -(hidden + 16) : screenMove(-1, seen);
+      // back to it in one move where it is less than a view away, as a move down may have gone
+      return hidden <= 0 ? 0 : hidden + 16 <= bottom - top ? -(hidden + 16) : screenMove(-1, seen);
     }}
     // done once all above the button has been seen (the button itself may still be below), as
     // far down as each element shows anything; nor can the view pass the page's end
@@ -121,19 +192,24 @@ _SCRIPT = """<script>
     if (read <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
-    // the first element cut off at the bottom comes up to the top, so a chart is seen whole,
-    // with its heading when one is right above it, where it fits the view; lifting what is
-    // already in view skips nothing; anything else moves by a screen
+    // the first element cut off at the bottom, where it holds a chart, a table or a picture (or
+    // is the heading right above one), comes up to the top, so that it is seen whole, with its
+    // heading, where it fits the view; lifting what is already in view skips nothing; anything
+    // else (text, which reads on from its first paragraph not yet shown) moves by a screen
     const cut = parts.findIndex(el => {{
       const r = el.getBoundingClientRect();
       return r.top > top + 1 && r.bottom > bottom;
     }});
-    const heading = cut > 0 && parts[cut - 1].querySelector('h1, h2, h3, [role="heading"]') && parts[cut - 1];
-    const first = heading && heading.getBoundingClientRect().top > top + 1 ? heading : parts[cut];
+    const holds = el => el && el.querySelector('.js-plotly-plot, canvas, img, iframe, table');
+    // the chart cut off, or the one under a heading that is
+    const whole = holds(parts[cut]) ? cut : heading(parts[cut]) && holds(parts[cut + 1]) ? cut + 1 : -1;
+    const title = whole > 0 && heading(parts[whole - 1]) && parts[whole - 1];
+    const first = title && title.getBoundingClientRect().top > top + 1 ? title : parts[whole];
     const at = first ? first.getBoundingClientRect().top : Infinity;
     const lift = at - top - 16;
-    const fits = cut >= 0 && parts[cut].getBoundingClientRect().bottom - at <= bottom - top - 16;
-    return Math.min(at < bottom && fits && lift >= 8 ? lift : screenMove(1, seen), below);
+    const fits = whole >= 0 && parts[whole].getBoundingClientRect().bottom - at <= bottom - top - 16;
+    const move = Math.min(at < bottom && fits && lift >= 8 ? lift : screenMove(1, seen), below);
+    return move < below ? move : onToATop(move, box.top - 16, seen);
   }};
   // the link on to the next page (a page's foot in instructor mode, or the first of the
   // walkthrough's links on from its last step): a clicker's Page Down follows it once there is
@@ -183,7 +259,7 @@ _SCRIPT = """<script>
     if (!found.length) return false;
     const by = readOn(way, found[0]);
     const target = button(name);
-    if (by) scroller().scrollBy(0, by);
+    if (by) scrollOn(by);
     else if (target) {{
       // Next and Back turn the step; another button (a coin's flip) leaves the step as it is
       if (Object.values(window.keysOnSwitches).includes(name)) beginTurn(name);
@@ -199,7 +275,7 @@ _SCRIPT = """<script>
     const found = drawn(name);
     if (!found.length && !window.keysStepTop) {{
       const by = way && pageBy(way);
-      if (by) {{ e.preventDefault(); scroller().scrollBy(0, by); }}
+      if (by) {{ e.preventDefault(); scrollOn(by); }}
       else if (way > 0 && followNextPage()) e.preventDefault();
       return;
     }}
@@ -214,6 +290,18 @@ _SCRIPT = """<script>
     }};
     attempt();
   }};
+  // in instructor mode → and ← pressed again while their step turns are let go, as a clicker's
+  // keys are (a presenter's remote may send them): before Streamlit's own shortcut sees them
+  window.addEventListener("keydown", e => {{
+    if (!window.keysOnSwitches[e.key] || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const typing = e.target.closest && e.target.closest('input:not([type="checkbox"]), textarea, select, '
+                                                        + '[contenteditable="true"], [role="slider"]');
+    // (only until the new step is drawn: once it is, the next press turns it again)
+    if (!typing && button({leave}) && turning() && turn && !turn.shown) {{
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }}
+  }}, true);
   window.addEventListener("keydown", e => {{
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     // a switch marks the arrow keys as handled, though it does nothing with them

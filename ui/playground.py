@@ -204,7 +204,8 @@ def render() -> None:
     # a section of its own, so that the charts' titles sit under it in the list of headings
     st.header("What these settings give", anchor=False)
     st.caption(" ".join(notes))
-    left, right = st.columns(2)
+    # side by side, but one under the other on a projector, where a screen holds one chart whole
+    left, right = (st.container(), st.container()) if s.get("present") else st.columns(2)
     with left:
         show_chart(playground_figures.position_chart(summary.by_position, summary.checked), "positions")
     measured = getattr(table, "cost_ratio", None)

@@ -20,8 +20,10 @@ html, body, [data-testid="stAppViewContainer"] { font-size: max(22px, 1.4vw); }
 [data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
 /* the thread's customer message, the first line the class reads (a div: see display.plain_text) */
 [data-testid="stChatMessage"] [dir="auto"] { font-size: 1.3rem; }
-/* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small */
-[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; }
+/* captions hold the charts' text alternatives and the pages' subtitles: smaller, not small, and
+   darker than on a screen, for the back of a room */
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1.15rem !important; }
+[data-testid="stCaptionContainer"] { opacity: 0.9 !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* less blank space above the first line: a projector's height is short */
 [data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }

@@ -186,14 +186,15 @@ def _predict_first(sc: Scenario) -> int:
                 st.button(f"Guess {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
                           icon=":material/toll:")
             # without a guess: a clicker presses it
-            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
+            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c),
+                      help="In instructor mode a clicker's Page Down presses it.")
     return st.session_state.revealed
 
 
 def _how_to_flip(shown: int) -> str:
     """How the buttons flip a coin, said at the first coin only: a class reads it once."""
     return ("" if shown else f" A guess flips the coin; “{keys.FLIP}” flips it without one, for a "
-            "class that voted by hand (in instructor mode, a clicker's Page Down presses it).")
+            "class that voted by hand.")
 
 
 def _sure_keep(c) -> str:
@@ -228,6 +229,9 @@ def _last_verdict(right: bool | None, c) -> None:
                f"{'kept' if c.accepted else 'rejected'}.")
     if right is None:
         st.info(f"Flipped: {outcome}", icon=":material/toll:")
+        return
+    if not right and c.accept_prob >= 1:  # no luck in it: the coin could not reject this draft
+        st.warning(f"It could not be rejected: p ≥ q, so every coin keeps it. {outcome}")
         return
     message = f"{'Right' if right else 'Not this time'}: {outcome}"
     if right:  # st.info, not st.success: the green box is the step's takeaway
@@ -264,10 +268,10 @@ def _exactness(sc: Scenario) -> None:
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
     freqs = simulate_all(p, q, rounds, sc.seed)
-    st.markdown("**Distance to p** is the total variation: half the sum, over the tokens shown and one "
-                "bucket for all the others, of the gap between how often each came out and its p. "
-                "It reads as probability in the wrong place: at 0.1, some of these outcomes together "
-                "came out with 0.1 more (or less) probability than p gives them. The bucket hides "
+    st.markdown("**Distance to p** is the total variation: half the sum of the gaps between how often "
+                "each token came out and its p, over the tokens shown and one bucket for all the "
+                "others. It is the share of draws that landed in the wrong place: at 0.1, a tenth of "
+                "the draws would have to move to other tokens to match p. The bucket hides "
                 "part of a wrong rule's error; the note under the distances gives each rule's "
                 "exact distance over the whole vocabulary.")
     show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")

@@ -668,9 +668,10 @@ def _page_down_once(page: Page) -> None:
     assert 0 < moved <= view["view"], (view, moved)
 
 
-def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
+def _page_down_through_the_step(page: Page, k: int, check=None) -> list[dict]:
     """Page Down until the step turns from k to k + 1; each press that does not turn it must
-    scroll on by at most the view's height. Returns the views before each press."""
+    scroll on by at most the view's height (and pass `check`, where given, once it has).
+    Returns the views before each press."""
     views = []
     for _ in range(12):
         view = page.evaluate(_VIEW)
@@ -682,6 +683,9 @@ def _page_down_through_the_step(page: Page, k: int) -> list[dict]:
             return views
         _page_down_once(page)
         expect(step_label(page, k)).to_be_visible()
+        if check:
+            page.wait_for_timeout(400)  # the scroll comes to rest
+            assert check(), (k, views, page.evaluate(_VIEW))
     raise AssertionError(f"Page Down never reached Next on step {k}: {views}")
 
 
@@ -712,6 +716,45 @@ def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
     page.wait_for_timeout(1500)  # time for a rerun it would wrongly start
     settled(page)
     at_step(page, 1)
+    no_exception(page)
+
+
+# the charts that a line under the header would cut through: part above it, part below
+_CHARTS_CUT = """() => {
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  return [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+    .map(c => c.getBoundingClientRect()).filter(r => r.height > 0 && r.top < header - 2 && r.bottom > header + 2)
+    .map(r => [r.top, r.bottom]);
+}"""
+
+
+def test_a_clicker_never_leaves_a_chart_cut_through_under_the_header(page: Page):
+    """On a 1080p projector the move that brings a step's buttons into view is short, and it
+    used to stop with a chart already shown whole cut through under the header (its bars cut
+    flat at the top, as if all the same height). Each press now ends at the top of an element,
+    going on past such a chart, into blank space under the page where it needs the room."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    _clicker_ready(page)
+    for k in (1, 2, 3):
+        views = _page_down_through_the_step(page, k, check=lambda: page.evaluate(_CHARTS_CUT) == [])
+        assert len(views) >= 2, views  # a step on more than one screen, even here
+    no_exception(page)
+
+
+def test_quick_arrow_presses_in_instructor_mode_turn_the_step_once(page: Page):
+    """A presenter's remote may send → rather than Page Down: pressed twice in quick succession
+    in instructor mode, it turns one step, as Page Down does."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _clicker_ready(page)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(150)
+    page.keyboard.press("ArrowRight")
+    at_step(page, 2)
+    page.wait_for_timeout(1500)  # time for a second turn it would wrongly make
+    _drawn(page)
+    at_step(page, 2)
+    page.keyboard.press("ArrowRight")  # once the turn is over, → turns the step again
+    at_step(page, 3)
     no_exception(page)
 
 
@@ -932,9 +975,10 @@ _SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
 # their first line half hidden by it
 _HALF_HIDDEN = """() => {
   const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  // (what a closed "Table view" holds is laid out, under its label, but not shown)
   return [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"], '
                                        + '[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li)')]
-    .map(el => el.getBoundingClientRect()).filter(r => r.height > 0 && r.top > header - 20 && r.top < header - 1)
+    .filter(el => el.checkVisibility()).map(el => el.getBoundingClientRect()).filter(r => r.height > 0 && r.top > header - 20 && r.top < header - 1)
     .map(r => r.top);
 }"""
 
