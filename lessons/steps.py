@@ -338,9 +338,9 @@ STEPS = (
                    "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked "
                    "example below for a round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "Exact does not mean the same text: at temperature 1, where each token is drawn from the "
-         "distribution as the model gives it (at temperature 0, greedy decoding, each is the most "
-         "likely token), two runs of Nimbus-large alone write different texts too. It means the text is a draw from the same distribution as "
+         "Exact does not mean the same text. At temperature 1 each token is drawn from the model's "
+         "distribution as it is (at temperature 0, greedy decoding, each is simply the likeliest), "
+         "so two runs of Nimbus-large alone write different texts too. Exact means the text is a draw from the same distribution as "
          "Nimbus-large's own. A token x can come out of a position in two ways: drafted and kept, "
          "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"

@@ -1694,14 +1694,19 @@ def test_the_drafter_tables_reading_works_its_alpha_through_at_gamma_4():
 
 
 def test_the_steps_answer_the_questions_students_ask_on_the_way():
-    """Why checking is cheap (step 2), why a coin and not a plain p ≥ q test, and what happens to
-    the caches (step 3), what exact means and what the first shortcut is (step 5)."""
+    """Why checking is cheap (step 2), why a coin and not a plain p ≥ q test, what step 3's green
+    bar is against step 2's, and what happens to the caches (step 3), what temperature and exact
+    mean and what the two shortcuts are (step 5)."""
     assert "Why is that cheap?" in STEPS[1].body and "reading the model's weights" in STEPS[1].body
     assert "Why a coin, and not simply keep x whenever p ≥ q?" in STEPS[2].body
     assert "q · p/q = p" in STEPS[2].body and "key-value caches" in STEPS[2].body
     assert STEPS[4].body.startswith("Exact does not mean the same text")
-    assert "It means the text is a draw from the same distribution as Nimbus-large's own." in STEPS[4].body
+    assert "That bar is step 2's green min(p, q) divided by q(x)" in STEPS[2].body
+    assert "Exact means the text is a draw from the same distribution as Nimbus-large's own." in STEPS[4].body
+    assert "at temperature 0, greedy decoding, each is simply the likeliest" in STEPS[4].body
     assert "accept every draft, is the small model writing on its own: at this position it outputs q" \
+        in STEPS[4].body
+    assert "The second, resample from p on reject, replaces a rejected draft with a fresh draw from p" \
         in STEPS[4].body
     # step 4 points back to step 3's argument rather than making it again
     assert "(step 3: q · p/q = p)" in STEPS[3].body and "(step 3: q · p/q = p)" in STEPS[3].all_kept[1]
