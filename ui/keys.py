@@ -121,12 +121,20 @@ _SCRIPT = """<script>
   }});
   const screenMove = (way, seen) => {{
     const {{main, top, bottom, screen}} = seen;
+    const view = Math.floor(bottom - top);  // scrolled in whole pixels
     const ends = stops(way, main, top).filter(d => d >= 0.25 * screen && d <= screen);
     const whole = ends.filter(d => !cutsAChart(way * d, main, top));
     // down, further where that reaches the first piece not yet seen whole (below the view
     // there is only the gap above it)
     const further = way > 0 ? reach(seen) : 0;
-    if (further > screen && !cutsAChart(further, main, top)) return Math.min(further, Math.floor(bottom - top));
+    if (further > screen && !cutsAChart(further, main, top)) return Math.min(further, view);
+    if (!whole.length && way < 0) {{
+      // up, where each move of a screen would cut a chart through, up to a view to its top
+      // (its title just above: all of it was read on the way down)
+      const back = pieces(main).map(el => el.getBoundingClientRect().top - top - gapAbove(el))
+        .map(d => -d).filter(d => d > screen && d <= view && !cutsAChart(-d, main, top));
+      if (back.length) return -Math.min(...back);
+    }}
     return way * (whole.length ? Math.max(...whole) : ends.length ? Math.max(...ends) : screen);
   }};
   // a move down cut short (to stop at the button) goes on to the nearest top of an element, no
@@ -145,13 +153,23 @@ _SCRIPT = """<script>
     return cut && ends.length ? Math.min(...ends) : by;
   }};
   // a move down past the page's foot: blank space under the page makes room for it, so that the
-  // last screen too can start at the top of an element
+  // last screen too can start at the top of an element; kept for this address (a page, a step)
+  // only
+  const block = () => scroller() && scroller().querySelector('[data-testid="stMainBlockContainer"]');
+  const dropRoom = () => {{
+    const b = block();
+    if (b && b.dataset.roomFor && b.dataset.roomFor !== location.href) {{
+      b.style.paddingBottom = "";
+      delete b.dataset.roomFor;
+    }}
+  }};
   const scrollOn = by => {{
-    const main = scroller();
+    dropRoom();
+    const main = scroller(), b = block();
     const room = main.scrollHeight - main.clientHeight - main.scrollTop;
-    const block = main.querySelector('[data-testid="stMainBlockContainer"]');
-    if (by > room && block) {{
-      block.style.paddingBottom = `${{parseFloat(getComputedStyle(block).paddingBottom) + by - room}}px`;
+    if (by > room && b) {{
+      b.style.paddingBottom = `${{parseFloat(getComputedStyle(b).paddingBottom) + by - room}}px`;
+      b.dataset.roomFor = location.href;
     }}
     main.scrollBy(0, by);
   }};
@@ -185,7 +203,7 @@ _SCRIPT = """<script>
     // done once all above the button has been seen (the button itself may still be below), as
     // far down as each element shows anything; nor can the view pass the page's end
     const parts = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
-      .filter(el => el.getBoundingClientRect().height > 0);
+      .filter(el => el.getBoundingClientRect().height > 0 && (!el.checkVisibility || el.checkVisibility()));
     const box = anchor.getBoundingClientRect();
     const read = Math.max(top, ...parts.filter(el => el.getBoundingClientRect().bottom <= box.top + 1)
       .map(inkBottom));
@@ -270,6 +288,7 @@ _SCRIPT = """<script>
   // a button not drawn yet, on a page that draws it, is waited for; one drawn but disabled
   // (Back on the first step), with nothing left to read that way, leaves the key its own meaning
   const press = (e, name) => {{
+    dropRoom();
     if (turning()) return e.preventDefault();
     const way = window.keysReadThrough[e.key] || 0;
     const found = drawn(name);

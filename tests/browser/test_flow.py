@@ -44,9 +44,9 @@ def at_step(page: Page, k: int, timeout: float = RUN_MS) -> None:
     no_exception(page)
 
 
-def open_walkthrough(page: Page, query: str = "") -> None:
+def open_walkthrough(page: Page, query: str = "", step: int = 1) -> None:
     page.goto(f"/{query}")
-    expect(step_label(page, 1)).to_be_visible(timeout=FIRST_LOAD_MS)
+    expect(step_label(page, step)).to_be_visible(timeout=FIRST_LOAD_MS)
 
 
 def open_playground(page: Page, query: str = "") -> None:
@@ -633,9 +633,9 @@ _VIEW = """() => {
 }"""
 
 
-def _clicker_ready(page: Page, query: str = "?present=1") -> None:
-    open_walkthrough(page, query)
-    at_step(page, 1)
+def _clicker_ready(page: Page, query: str = "?present=1", step: int = 1) -> None:
+    open_walkthrough(page, query, step)
+    at_step(page, step)
     _drawn(page)
     # the page's script that listens for the clicker runs a moment after the page is drawn
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
@@ -738,6 +738,25 @@ def test_a_clicker_never_leaves_a_chart_cut_through_under_the_header(page: Page)
     for k in (1, 2, 3):
         views = _page_down_through_the_step(page, k, check=lambda: page.evaluate(_CHARTS_CUT) == [])
         assert len(views) >= 2, views  # a step on more than one screen, even here
+    no_exception(page)
+
+
+def test_a_clicker_reading_back_never_leaves_a_chart_cut_through_under_the_header(page: Page):
+    """Page Up reads back through step 5 from its foot to its first line: where every move of
+    85 % of the view would cut a chart through, it goes up to a whole view, to the chart's top."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    _clicker_ready(page, "?present=1&step=5", step=5)
+    page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); m.scrollTop = m.scrollHeight; }")
+    tops = [page.evaluate(_SCROLLED)]
+    while tops[-1] > 0 and len(tops) < 20:
+        before = page.evaluate(_VIEW)
+        tops.append(_scrolled_by_key(page, "PageUp"))
+        assert 0 < tops[-2] - tops[-1] <= before["view"], tops
+        assert page.evaluate(_CHARTS_CUT) == [], tops
+        if page.evaluate("() => document.querySelector('#step-top').getBoundingClientRect().top") > 0:
+            break
+    assert len(tops) >= 4, tops  # a step on several screens
+    expect(step_label(page, 5)).to_be_visible()
     no_exception(page)
 
 
@@ -1020,10 +1039,12 @@ def _scrolled_by_key(page: Page, key: str) -> float:
 def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     """On a page with no Next and Back (So what), a clicker's Page Down reads on through the page
     in instructor mode, without a click in the page first: each press by at most the view (a
-    move lifts what is already in view whole to the top, or goes 85 % of the view), leaving no
-    line half under the header, until the page's end is in view (a press there opens the next
-    page: see test_a_clicker_alone_presents_the_lesson_from_page_to_page); and Page Up reads
-    back, 85 % of the view at most, to the top."""
+    move lifts what is already in view whole to the top, or goes 85 % of the view, or on to the
+    first piece not yet shown whole), leaving no line half under the header, until the page's
+    end is in view (a press there opens the next page: see
+    test_a_clicker_alone_presents_the_lesson_from_page_to_page); and Page Up reads back, 85 % of
+    the view at a time, or up to the whole view where that would cut a chart through, to the
+    top."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto("/so_what?present=1")
     expect(button(page, "Leave instructor mode")).to_be_visible(timeout=FIRST_LOAD_MS)
@@ -1052,7 +1073,8 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     back = [tops[-1]]
     while back[-1] > 0 and len(back) < 40:
         back.append(_scrolled_by_key(page, "PageUp"))
-        assert 0 < back[-2] - back[-1] <= 0.85 * view + 1, back
+        assert 0 < back[-2] - back[-1] <= view, back
+        assert page.evaluate(_CHARTS_CUT) == [], back
     assert back[-1] == 0, back
     no_exception(page)
 
