@@ -131,7 +131,7 @@ _SCRIPT = """<script>
     if (!whole.length && way < 0) {{
       // up, where each move of a screen would cut a chart through, up to a view to its top
       // (its title just above: all of it was read on the way down)
-      const back = pieces(main).map(el => el.getBoundingClientRect().top - top - gapAbove(el))
+      const back = pieces(main).map(el => topOf(el) - top - gapAbove(el))
         .map(d => -d).filter(d => d > screen && d <= view && !cutsAChart(-d, main, top));
       if (back.length) return -Math.min(...back);
     }}
