@@ -717,8 +717,8 @@ def test_predict_first_hides_the_coin_until_flipped():
         said = f"u = {c.u:.2f} {sign} min(1, p/q) = {c.accept_prob:.2f}, so the draft is {verdict}"
         assert said in feedback
         right = (guess == "keep") == c.accepted
-        verdict = "Right:" if right else "It could not be rejected:" if c.accept_prob >= 1 else "Not this time:"
-        assert feedback.count(verdict) == 1, feedback
+        told = "Right:" if right else "It could not be rejected:" if c.accept_prob >= 1 else "Not this time:"
+        assert feedback.count(told) == 1, feedback
         infos = list(at.info.values)
         if right and c.accepted and flips < len(checks):  # the verdict reads before the next question
             first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]
