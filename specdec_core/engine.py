@@ -105,10 +105,15 @@ def feed(logits_fn, cache: DynamicCache, context: list[int], device, rows: int) 
     return logits_fn(ids, cache, rows)
 
 
-def add_noise(q: np.ndarray, noise: float) -> np.ndarray:
-    """Blend the draft's distribution with the uniform one: a knob that makes a draft worse.
-    The rule stays exact for any q, because q is what the draft really sampled from."""
-    return q if noise == 0 else (1.0 - noise) * q + noise / q.shape[-1]
+def add_noise(q: np.ndarray, noise: float, banned: tuple[int, ...] = ()) -> np.ndarray:
+    """Blend the draft's distribution with the uniform one over the tokens not `banned`: a knob
+    that makes a draft worse without drafting a token neither model may write. The rule stays
+    exact for any q, because q is what the draft really sampled from."""
+    if noise == 0:
+        return q
+    uniform = np.ones(q.shape[-1])
+    uniform[list(banned)] = 0.0
+    return (1.0 - noise) * q + noise * uniform / uniform.sum()
 
 
 def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
@@ -127,7 +132,7 @@ def propose(pair, context, gamma, sampling, rng, cache, noise=0.0,
         logits = feed(pair.drafter_logits, cache, context + tokens, pair.device,
                       rows=1)
         warped = to_distributions(logits, sampling)[0]  # (V,)
-        q = add_noise(warped, noise)
+        q = add_noise(warped, noise, sampling.banned)
         tokens.append(sample(q, rng))
         dists.append(q)
         if tokens[-1] == pair.tokenizer.eos_token_id:

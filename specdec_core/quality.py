@@ -92,7 +92,7 @@ def alpha_by_noise(pair, token_ids: list[int], start: int, sampling: Sampling,
     # only those rows through the output layer: a long prompt's would take memory for nothing
     p = to_distributions(pair.target_logits(ids, DynamicCache(), rows), sampling)  # (N, V)
     q = to_distributions(pair.drafter_logits(ids, DynamicCache(), rows), sampling)  # (N, V)
-    return np.array([float(overlap(p, add_noise(q, float(n))).mean()) for n in noises])
+    return np.array([float(overlap(p, add_noise(q, float(n), sampling.banned)).mean()) for n in noises])
 
 
 @dataclass(frozen=True)

@@ -708,6 +708,21 @@ def test_draft_noise_blends_q_with_the_uniform_distribution(pair, monkeypatch, i
         assert speculative_round(r["drafts"], r["q"], r["p"], replay).tokens == chunk.token_ids
 
 
+def test_draft_noise_spreads_over_the_tokens_not_banned(pair, monkeypatch, chat_ids):
+    """With end-of-text banned, full noise makes q uniform over the other tokens: a draft the
+    target could never keep (p = 0 there) is never drafted, and each row still sums to 1."""
+    seen = spy_rounds(monkeypatch)
+    eos = pair.tokenizer.eos_token_id
+    generate(pair, chat_ids(QUESTION), 12, gamma=4, temperature=1.0, draft_noise=1.0,
+             suppress_eos=True)
+    rows = np.concatenate([r["q"] for r in seen])
+    assert len(rows) >= 3 and np.all(rows[:, eos] == 0)
+    assert np.allclose(rows, 1 / (pair.vocab_size - 1) * (np.arange(pair.vocab_size) != eos),
+                       atol=1e-15, rtol=0)
+    assert np.allclose(engine.add_noise(np.array([0.5, 0.5, 0.0]), 0.5, (0,)),
+                       [0.25, 0.5, 0.25], atol=1e-15, rtol=0)
+
+
 def test_greedy_with_early_stops_equals_target(pair):
     ref = greedy_target(pair, EXPORT)
     res = generate(pair, EXPORT, NEW, gamma=6, temperature=0, stop_below=0.5)
