@@ -14,6 +14,7 @@ import streamlit as st
 
 from ui.icon import ICON
 from ui.page_list import DEFAULT_PAGE, SECTIONS
+from ui.style import present_while_starting
 
 st.set_page_config(page_icon=ICON, layout="wide")  # as every page sets it: no jump when one draws
 
@@ -21,6 +22,7 @@ page = st.navigation({section: [st.Page(path, title=title, icon=icon, default=pa
                                  for path, title, icon in pages]
                        for section, pages in SECTIONS.items()})
 
+present_while_starting()
 with st.spinner("Starting the lesson…"):
     # Import pandas fully before any page draws a chart. Plotly asks "is pandas loaded?" by
     # looking in sys.modules without importing it; when a class opens the app at once, one

@@ -4,6 +4,7 @@ wide page, with the sidebar tucked away, and its way out."""
 import streamlit as st
 
 from . import focus, keys
+from .url_state import ON_WORDS
 
 # the panel titles of steps 1 and 2 (four and five panels side by side, titles of two and three
 # short lines) and step 4's three two-line titles, which would run into each other on a phone
@@ -148,6 +149,19 @@ PHONE_PANEL_TITLES
 
 def apply_base_styles() -> None:
     st.html(_BASE_CSS)
+
+
+def present_while_starting() -> None:
+    """Instructor mode's styles from the first moment of a session that a link opens in it
+    (`present=1`), while the libraries load on a fresh server (about a minute): without them a
+    projector would show the ordinary layout, sidebar and all, until the page first draws.
+    Only the link is read (as `ui.url_state` reads it), and only before the session has a
+    setting of its own, which decides from then on."""
+    if "present" in st.session_state:
+        return
+    values = st.query_params.get_all("present")
+    if values and values[-1].lower() in ON_WORDS:
+        st.html(_PRESENT_CSS)
 
 
 def _leave() -> None:

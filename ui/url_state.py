@@ -104,11 +104,15 @@ def int_choice_param(name: str, default: int, values: tuple[int, ...]) -> Param:
     return Param(name, default, parse, "one of " + ", ".join(map(str, values)))
 
 
+ON_WORDS = ("1", "true", "on", "yes")  # how a link may switch a setting on, in any case
+OFF_WORDS = ("0", "false", "off", "no")
+
+
 def bool_param(name: str, default: bool = False) -> Param:
     def parse(raw: str) -> bool:
-        if raw.lower() in ("1", "true", "on", "yes"):
+        if raw.lower() in ON_WORDS:
             return True
-        if raw.lower() in ("0", "false", "off", "no"):
+        if raw.lower() in OFF_WORDS:
             return False
         raise ValueError
     return Param(name, default, parse, "on or off (1 or 0)")
