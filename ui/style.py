@@ -151,6 +151,13 @@ def apply_base_styles() -> None:
     st.html(_BASE_CSS)
 
 
+# where our script, not Streamlit's shortcut, leaves on Esc (see apply_presentation), the key
+# still shows beside the Leave button, as Streamlit shows a shortcut
+_ESC_SHOWN = """<style>
+.st-key-leave_presenting button p::after { content: "Esc"; margin-left: 0.5rem; font-size: 0.875em; }
+</style>"""
+
+
 def present_while_starting() -> None:
     """Instructor mode's styles from the first moment of a session that a link opens in it
     (`present=1`), while the libraries load on a fresh server (about a minute): without them a
@@ -187,6 +194,6 @@ def apply_presentation(on: bool, esc: bool = True, step_top: str | None = None) 
             with st.sidebar:
                 focus.to_element(".st-key-present input")
         return
-    st.html(_PRESENT_CSS)
-    st.button(keys.LEAVE, on_click=_leave, icon=":material/close:", type="tertiary",
-              shortcut="Esc" if esc else None)
+    st.html(_PRESENT_CSS if esc else _PRESENT_CSS + _ESC_SHOWN)
+    st.button(keys.LEAVE, key="leave_presenting", on_click=_leave, icon=":material/close:",
+              type="tertiary", shortcut="Esc" if esc else None)

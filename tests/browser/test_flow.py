@@ -1137,11 +1137,16 @@ _COUNT_LEAVE_CLICKS = """() => {
 
 def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     """The page's Esc handler clicks the Leave button inside the keydown itself, so a wrong
-    click has been counted by the time the key press returns: no wait for a rerun."""
+    click has been counted by the time the key press returns: no wait for a rerun. The button
+    names the key, as on the pages where Streamlit's shortcut leaves."""
     page.goto("/playground?present=1")
     prompt = page.get_by_role("textbox", name="Prompt")
     expect(prompt).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
+    # the key shows beside the button, as Streamlit shows a shortcut on the pages without a box
+    shown_after = button(page, "Leave instructor mode").locator("p").evaluate(
+        "p => getComputedStyle(p, '::after').content")
+    assert shown_after == '"Esc"', shown_after
     page.evaluate(_COUNT_LEAVE_CLICKS)
     prompt.click()
     page.keyboard.press("Escape")  # the box's key: instructor mode stays
