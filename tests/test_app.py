@@ -30,6 +30,7 @@ import lessons.thread
 import lessons.wording
 import specdec_core.models
 import specdec_core.quality
+import ui.class_link
 import ui.display
 import ui.keys
 import ui.models
@@ -1909,3 +1910,20 @@ def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow)
     assert len(waits) == len(clocks) >= race.base.passes + race.spec.passes
     assert [w - waits[0] for w in waits] == pytest.approx(
         [ui.race.SLOW_MOTION * (c - clocks[0]) for c in clocks], abs=1e-9)
+
+
+@pytest.mark.parametrize("url, listens_on, network_ip, shown, note", [
+    # opened on this computer, served on every interface: the network address Streamlit found
+    ("http://localhost:8501/race", None, "192.168.1.20", "http://192.168.1.20:8501/race", "FOUND"),
+    ("http://127.0.0.1:8501", "", "10.0.0.7", "http://10.0.0.7:8501", "FOUND"),
+    # served on this computer alone, or no network address found: only the note
+    ("http://127.0.0.1:8501/", "127.0.0.1", "192.168.1.20", "http://127.0.0.1:8501/", "ONLY_HERE"),
+    ("http://localhost:8501/", None, "127.0.0.1", "http://localhost:8501/", "ONLY_HERE"),
+    ("http://localhost:8501/", None, None, "http://localhost:8501/", "ONLY_HERE"),
+    # an address the class can already use stays as it is, with no note
+    ("http://lab-pc.local:8501/", None, "192.168.1.20", "http://lab-pc.local:8501/", ""),
+])
+def test_the_class_gets_an_address_it_can_reach(url, listens_on, network_ip, shown, note):
+    expected_note = getattr(ui.class_link, note) if note else ""
+    assert ui.class_link.for_the_class(url, listens_on, network_ip) == (shown, expected_note)
+

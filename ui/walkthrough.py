@@ -1,8 +1,6 @@
 """The five-step walkthrough: one round of Nimbus-mini drafting and Nimbus-large checking."""
 from __future__ import annotations
 
-from urllib.parse import urlencode, urlparse
-
 import numpy as np
 import streamlit as st
 
@@ -15,7 +13,7 @@ from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, ModelFileError, default_drafter, drafter_label
 from specdec_core.sampling import overlap
 
-from . import focus, frame, keys, screen_reader, settings
+from . import class_link, focus, frame, keys, screen_reader, settings
 from .display import html_block, metric_row, plain_markdown, plain_text, show_chart
 from .models import bonus_seed, get_pair, get_scenario
 from .page_list import ICONS
@@ -330,7 +328,7 @@ def render() -> None:
         _where_next()
     _nav()
     focus.restore()
-    _class_link()
+    class_link.show()
 
 
 # after the last step, the pages that go on from it: (page file, what it holds)
@@ -354,17 +352,3 @@ def _where_next() -> None:
             st.page_link(path, label=label, icon=ICONS[path])
 
     frame.page_links(links)
-
-
-def _class_link() -> None:
-    """In instructor mode, the link that opens this round for the class: the address bar's
-    link would open it in instructor mode, with large type and no sidebar."""
-    if not st.session_state.get("present") or not st.context.url:
-        return
-    base = st.context.url if urlparse(st.context.url).path else st.context.url + "/"
-    query = {k: v for k, v in st.query_params.to_dict().items() if k != "present"}
-    here = urlparse(base).hostname in ("localhost", "127.0.0.1", "::1")
-    where = (" (this computer's own address: give the class its network name or IP address "
-             "in place of the host)" if here else "")
-    # in the body's type, not a caption's: on a projector it is what the class must copy
-    st.markdown(f"This round for the class: `{base}{'?' + urlencode(query) if query else ''}`{where}")
