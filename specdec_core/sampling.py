@@ -69,23 +69,29 @@ def as_distributions(dists, name: str, rows: int | None = None) -> np.ndarray:
     Raises ValueError for the wrong shape, negative or non-finite entries, or a row whose sum
     misses 1 by more than SUM_TOLERANCE.
     """
-    arr = np.array(dists, dtype=np.float64, copy=True)
+    arr = np.asarray(dists, dtype=np.float64)  # the caller's own array where it is float64
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(f"{name} must be a 2-D array (rows, vocab); got shape {np.shape(dists)}")
     if rows is not None and arr.shape[0] != rows:
         raise ValueError(f"{name} must have {rows} rows; got {arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if np.any(arr < 0):
-        raise ValueError(f"{name} contains negative probabilities")
-    sums = arr.sum(axis=1)
+    # Two passes that make no array of the rows' size find every fault: a row's least entry is
+    # NaN where it holds a NaN, and with no entry negative its sum is finite only where every
+    # entry is. This runs on every round of decoding, where the rows are 49,152 wide.
+    with np.errstate(over="ignore", invalid="ignore"):  # an inf or NaN sum is named below
+        sums, least = arr.sum(axis=1), arr.min(axis=1)
+    if not (np.all(least >= 0) and np.all(np.isfinite(sums))):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        if np.any(arr < 0):
+            raise ValueError(f"{name} contains negative probabilities")
+        # else finite entries whose sum overflows: the sum check below names it
     bad = np.abs(sums - 1.0) > SUM_TOLERANCE
     if np.any(bad):
         row = int(np.argmax(bad))
         raise ValueError(f"{name} row {row} sums to {sums[row]:.6f}, not 1")
-    return arr / sums[:, None]
+    return arr / sums[:, None]  # a new array: the caller's is never written into
 
 
 # --- the rule, one idea per function ------------------------------------------------------

@@ -297,6 +297,9 @@ P_OK = [norm([1, 1, 1]), norm([1, 1, 1])]
     ([0], Q_OK, [[1.2, -0.2, 0.0], P_OK[1]], "negative"),
     ([0], [[np.nan, 0.5, 0.5]], P_OK, "NaN"),
     ([0], Q_OK, [[0.5, np.inf, 0.5], P_OK[1]], "infinite"),
+    ([0], Q_OK, [[1.5, -np.inf, 0.5], P_OK[1]], "infinite"),
+    ([0], [[np.nan, -0.5, 1.5]], P_OK, "NaN"),
+    ([0], [[1e308, 1e308, 0.0]], P_OK, r"q_dists row 0 sums to inf"),  # finite entries, sum overflows
     ([0], Q_OK, P_OK[:1], "p_dists must have 2 rows; got 1"),
     ([0, 1], Q_OK, P_OK, "q_dists must have 2 rows; got 1"),
     ([0], [norm([1, 1, 1, 1])], P_OK, "vocab 4 but p_dists has vocab 3"),
