@@ -173,13 +173,18 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
     uniform blend gives every token some; where it left it as shown, that it took and gave
     alike. Where the run's own α (`measured`, over `checks` checks) is far from it, why: the two
-    texts differ, or (`same_text`, at temperature 0) the run checked only some of the text's
-    positions, one coin flip each."""
+    texts differ, or (`same_text`: the run wrote this text at temperature 0) the run checked
+    only some of the text's positions, one coin flip each."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
+    # at temperature 0 with no noise nothing is drawn: the run wrote this very text, and its
+    # figure differs only by the positions it never checked
+    run = ("comes from this same text, but counts only the positions where a draft was checked, "
+           "not those filled by a round's bonus token, for which nothing was drafted"
+           if same_text and not noise else "also moves with the luck of each new text")
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
             "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone; the "
-            "α of this run, above, also moves with the luck of each new text.")
+            f"α of this run, above, {run}.")
     if round(alpha, 2) > round(plain, 2):
         reach = (f" (its output layer covers {head:,} of the {vocabulary:,} tokens)"
                  if head < vocabulary else "")

@@ -33,7 +33,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     gamma_axes(fig).update_yaxes(rangemode="tozero")
     fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
     # short column names, each the legend's line it holds: the table sits in half the page
-    rows = [{"γ": k, "tokens per pass": round(a, 3), "speed-up, free check": round(b, 3)}
+    rows = [{"γ": k, "tokens per pass": round(a, 3), "speed-up, check = 1 step": round(b, 3)}
             for k, a, b in zip(g, tokens, speed)]
     if here:
         for row, h, k in zip(rows, here, g):

@@ -1357,6 +1357,8 @@ def test_instructor_modes_table_of_races_keeps_the_setting_that_tells_them_apart
     no_exception(at)
     (races,) = [t.value for t in at.table if "race" in t.value.columns]
     assert list(races["top-p"]) == ["0.9", "1"] and "seed" not in races.columns
+    # two races so far: the caption does not speak of the eight the table keeps at most
+    assert any(c.value.startswith("This session's races. Each race is one sample") for c in at.caption)
 
 
 def test_a_table_view_writes_its_numbers_to_four_significant_digits():

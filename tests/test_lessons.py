@@ -693,7 +693,7 @@ def test_speedup_and_position_charts():
     assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
     assert chart.figure.data[-1].y[0] == pytest.approx(here[3], abs=1e-3)
     best_here = 1 + int(np.argmax(here))
-    assert best_here < 1 + int(np.argmax([r["speed-up, free check"] for r in chart.rows]))
+    assert best_here < 1 + int(np.argmax([r["speed-up, check = 1 step"] for r in chart.rows]))
     assert f"at the measured costs peaks at γ = {best_here}" in chart.alt
     assert f"At your γ = 4 it is {here[3]:.2f}x." in chart.alt  # not the peak: said where it stands
     # a drafter that never pays off is not said to peak
@@ -1258,6 +1258,12 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     assert "hardly moves" not in plain and "hardly moves" not in noisy and "hardly moves" not in raised
     # a drafter that never agrees (α 0 as shown): nothing for the blend to take, nothing said
     assert "hardly moves" not in steady_alpha_note(0.001, 0.0, 0.5, "early-exit-4", 49152, 49152, 48)
+    # the run wrote this very text (temperature 0, no noise): no luck, only positions not checked
+    assert "also moves with the luck of each new text" in plain
+    same = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, same_text=True)
+    assert "luck" not in same and "comes from this same text, but counts only the positions" in same
+    # with noise the drafts are random draws, even on the same text
+    assert "luck" in steady_alpha_note(0.3, 0.56, 0.5, "Nimbus-mini", 8192, 49152, 48, 0.3, 46, same_text=True)
 
 
 def test_every_way_a_token_comes_has_its_own_colour_and_underline():
@@ -1625,7 +1631,7 @@ def test_playground_charts_draw_their_tables():
     drawn = {t.name: list(t.y) for t in chart.figure.data}
     assert drawn["tokens per pass, closed form"] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
     assert drawn["speed-up if a check cost one step"] == pytest.approx(
-        [r["speed-up, free check"] for r in chart.rows], abs=1e-3)
+        [r["speed-up, check = 1 step"] for r in chart.rows], abs=1e-3)
     rates = [0.58, 0.5, 0.14, 0.0]
     assert list(playground_figures.position_chart(rates, [26, 14, 7, 1]).figure.data[0].y) == rates
 

@@ -122,7 +122,7 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
             {"label": "Tokens per pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
-            {"label": "Closed form, these rounds", "value": f"{summary.expected_tokens_per_round:.2f}",
+            {"label": "Closed form, this run's α", "value": f"{summary.expected_tokens_per_round:.2f}",
              "help": "The tokens per pass these rounds would give on average if every draft were kept "
                      "with the same chance α (this run's), independently: (1 − α^(k+1)) / (1 − α) "
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
@@ -172,7 +172,7 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     alpha = steady[min(steady, key=lambda n: abs(n - s.noise))]
     notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                       drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
-                                      sum(summary.checked), same))
+                                      sum(summary.checked), same and s.temperature == 0))
     return alpha, notes, {"label": "α for the chart", "value": f"{alpha:.2f}",
                           "help": OWN_ALPHA_HELP}
 
@@ -181,7 +181,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
 OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone from this prompt, at this "
                   "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
                   "the drafter and the noise alone, where this run's also moves with the luck of "
-                  "each new text. The speed-up chart below is priced at it.")
+                  "its own draws and counts only the positions it checked. The speed-up chart below "
+                  "is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
                     f"on: this is the drafter table's α (So what page, measured at {TABLE_SAMPLING} "
                     "or draft noise), "

@@ -263,7 +263,9 @@ def races_so_far(races: list[Race]) -> None:
                  # no two races apart
                  wide=tuple(k for k in ("seed", "top-p", "same text", "machine")
                             if k in rows[0] and len({r[k] for r in rows}) == 1))
-    st.caption(f"The last {KEPT_RACES} races of this session. Each race is one sample: compare "
+    kept = ("This session's races." if len(races) < KEPT_RACES else
+            f"This session's last {KEPT_RACES} races: an older one leaves the table as a new one comes.")
+    st.caption(f"{kept} Each race is one sample: compare "
                "settings by several races each, not by one.")
 
 

@@ -139,9 +139,12 @@ label:has(input[role="switch"]:focus-visible),
 /* the key a button answers to (→ on Next, ← on Back), at the button's own contrast, not faded */
 [data-testid^="stBaseButton"] kbd { opacity: 1 !important; }
 /* Plotly sizes its labels in pixels whatever the screen: on a phone some panel titles would run
-   into each other; other charts' titles and labels fit at their own size */
+   into each other; other charts' titles and labels fit at their own size. A chart's table view
+   in smaller type and closer cells, so that on a phone its last columns, which hold the
+   outcome (step 3's u and verdict, step 4's drawn), fit beside the rest */
 @media (max-width: 640px) {
 PHONE_PANEL_TITLES
+  [data-testid="stTableStyledTable"] :is(th, td) { font-size: 11px !important; padding: 3px 4px !important; }
 }
 </style>
 """.replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES)

@@ -1384,6 +1384,26 @@ def test_tokens_wrap_between_chips_on_a_phone(new_context):
     no_exception(page)
 
 
+# each open table view's width beside the width it has, and its last column's heading
+_TABLE_VIEWS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stTableStyledTable"]')]
+  .filter(t => t.offsetParent !== null)
+  .map(t => [t.scrollWidth, t.parentElement.clientWidth, [...t.querySelectorAll('th')].pop().innerText])"""
+
+
+def test_a_table_view_shows_its_outcome_column_on_a_phone(new_context):
+    """Steps 3 and 4's table views end with the outcome (each coin's verdict; whether the
+    correction was drawn there): on a phone they fit the width, none of it scrolled out of view."""
+    page = new_context(viewport=PHONE).new_page()
+    for step, last in ((3, "verdict"), (4, "drawn")):
+        open_walkthrough(page, f"?step={step}", step=step)
+        at_step(page, step, FIRST_LOAD_MS)
+        page.locator('[data-testid="stMain"] summary', has_text="Table view").first.click()
+        expect(page.get_by_test_id("stTableStyledTable").first).to_be_visible()
+        (width, room, heading), *_ = page.evaluate(_TABLE_VIEWS)
+        assert heading == last and width <= room, (step, width, room, heading)
+    no_exception(page)
+
+
 # the round's code block that shows, its text and whether it scrolls sideways
 _ROUND_CODE = """() => [...document.querySelectorAll('.st-key-round_code pre')]
   .filter(pre => pre.offsetParent !== null)
