@@ -163,8 +163,8 @@ _ESC_SHOWN = """<style>
 
 def present_while_starting() -> None:
     """Instructor mode's styles from the first moment of a session that a link opens in it
-    (`present=1`), while the libraries load on a fresh server (about a minute): without them a
-    projector would show the ordinary layout, sidebar and all, until the page first draws.
+    (`present=1`), while the libraries load on a fresh server (from seconds to a minute): without
+    them a projector would show the ordinary layout, sidebar and all, until the page first draws.
     Only the link is read (as `ui.url_state` reads it), and only before the session has a
     setting of its own, which decides from then on."""
     if "present" in st.session_state:
