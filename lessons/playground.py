@@ -167,20 +167,27 @@ FAR_APART = 0.2
 
 def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, head: int,
                       vocabulary: int, tokens: int, measured: float | None = None,
-                      checks: int = 0, same_text: bool = False) -> str:
+                      checks: int = 0, same_text: bool = False, greedy: bool = False) -> str:
     """What α on one fixed text says (`alpha` at this noise, `plain` at none): it moves with the
     drafter and the noise alone. Where noise raised it, why: p spreads over tokens the drafter
     gives little or nothing (`head` of `vocabulary` tokens are all it can propose), and the
     uniform blend gives every token some; where it left it as shown, that it took and gave
-    alike. Where the run's own α (`measured`, over `checks` checks) is far from it, why: the two
-    texts differ, or (`same_text`: the run wrote this text at temperature 0) the run checked
-    only some of the text's positions, one coin flip each."""
+    alike. How the run's own α (`measured`, over `checks` checks) differs from it, and why where
+    the two are far apart: the run wrote another text, or (`same_text`) this one, where it
+    checked only some of the text's positions, one coin flip each, drawn at random unless the
+    run was `greedy` with no noise."""
     at = f"{alpha:.2f} at noise {noise:g} ({plain:.2f} without noise)" if noise else f"{alpha:.2f}"
-    # at temperature 0 with no noise nothing is drawn: the run wrote this very text, and its
-    # figure differs only by the positions it never checked
-    run = ("comes from this same text, but counts only the positions where a draft was checked, "
-           "not those filled by a round's bonus token, for which nothing was drafted"
-           if same_text and not noise else "also moves with the luck of each new text")
+    # at temperature 0 with no noise nothing is drawn: the run wrote this very text (unless
+    # rounding tipped a near-tie), and its figure differs by the positions it never checked
+    drawn = not greedy or bool(noise)
+    if drawn:
+        run = "also moves with the luck of each new text"
+    elif same_text:
+        run = ("comes from this same text, but counts only the positions where a draft was checked, "
+               "not those filled by a round's bonus token, for which nothing was drafted")
+    else:
+        run = ("comes from its own text, which parts from this one where rounding tipped a near-tie "
+               "(see below), and counts only the positions where a draft was checked")
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
             "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone; the "
@@ -195,10 +202,16 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
         note += (f" Here noise hardly moves α: the blend takes away part of what {drafter} gives the "
                  "tokens p favours, and its share for every token gives about as much back.")
     if measured is not None and checks and abs(measured - alpha) > FAR_APART:
-        why = ("this run counts only the positions it checked (none after a rejection), one coin "
-               "flip each, where the figure above weighs every position by its chance β" if same_text
-               else "this run wrote another text than Nimbus-large's own, and how often a drafter "
-               "guesses right depends on the text it guesses in, and on the luck of a few checks")
+        if same_text and not drawn:
+            why = ("every position of the text counts in the figure above, and this run never checked "
+                   "the positions its bonus tokens filled")
+        elif same_text:
+            why = ("this run checked each position once, with one random draft, where the figure above "
+                   "weighs every position by its chance β, and it never checked the positions its "
+                   "bonus tokens filled")
+        else:
+            why = ("this run wrote another text than Nimbus-large's own, and how often a drafter "
+                   "guesses right depends on the text it guesses in, and on the luck of a few checks")
         note += (f" Here the two are far apart ({measured:.2f} over this run's {counted(checks, 'check')} "
                  f"against {alpha:.2f}): {why}.")
     return note

@@ -108,7 +108,8 @@ def gamma_advice(drafter: str, gamma: int, best: int, speedup: float, here: floa
     expected = f"{drafter} is expected to"
     source = (f" (Priced on the So what page: the drafter table's α and draft cost, with the checking "
               f"pass at the γ sweep's measured costs, its column “{SWEPT}”. The playground prices "
-              "at α on the text Nimbus-large writes from its prompt, so its figures differ a little.)")
+              "at α on the text Nimbus-large writes from its prompt, at its own settings, so its figures differ "
+              "with the prompt and the settings.)")
     if speedup >= 1:
         here = round(here, 2)  # as shown
         if here < 1:

@@ -1922,10 +1922,18 @@ def test_slow_motion_waits_between_passes_outside_both_clocks(monkeypatch, slow)
     ("http://127.0.0.1:8501/", "127.0.0.1", "192.168.1.20", "http://127.0.0.1:8501/", "ONLY_HERE"),
     ("http://localhost:8501/", None, "127.0.0.1", "http://localhost:8501/", "ONLY_HERE"),
     ("http://localhost:8501/", None, None, "http://localhost:8501/", "ONLY_HERE"),
+    # every interface written out; other names of this computer; no port; https; the link's path
+    ("http://localhost:8501/so_what", "0.0.0.0", "10.0.0.7", "http://10.0.0.7:8501/so_what", "FOUND"),
+    ("https://127.0.1.1/code", "::", "10.0.0.7", "https://10.0.0.7/code", "FOUND"),
+    ("http://[::1]:8501/", None, "10.0.0.7", "http://10.0.0.7:8501/", "FOUND"),
+    ("http://app.localhost.:8501/", None, "fd00::7", "http://[fd00::7]:8501/", "FOUND"),
+    ("http://[::ffff:127.0.0.1]:8501/", None, None, "http://[::ffff:127.0.0.1]:8501/", "ONLY_HERE"),
+    # a server on one address of the network: that address
+    ("http://localhost:8501/", "192.168.1.5", "10.0.0.7", "http://192.168.1.5:8501/", "FOUND"),
     # an address the class can already use stays as it is, with no note
     ("http://lab-pc.local:8501/", None, "192.168.1.20", "http://lab-pc.local:8501/", ""),
+    ("http://192.168.1.20:8501/", "127.0.0.1", "192.168.1.20", "http://192.168.1.20:8501/", ""),
 ])
 def test_the_class_gets_an_address_it_can_reach(url, listens_on, network_ip, shown, note):
     expected_note = getattr(ui.class_link, note) if note else ""
     assert ui.class_link.for_the_class(url, listens_on, network_ip) == (shown, expected_note)
-

@@ -1260,10 +1260,17 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     assert "hardly moves" not in steady_alpha_note(0.001, 0.0, 0.5, "early-exit-4", 49152, 49152, 48)
     # the run wrote this very text (temperature 0, no noise): no luck, only positions not checked
     assert "also moves with the luck of each new text" in plain
-    same = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, same_text=True)
+    same = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, True, True)
     assert "luck" not in same and "comes from this same text, but counts only the positions" in same
-    # with noise the drafts are random draws, even on the same text
-    assert "luck" in steady_alpha_note(0.3, 0.56, 0.5, "Nimbus-mini", 8192, 49152, 48, 0.3, 46, same_text=True)
+    # rounding tipped a near-tie: another text, still nothing drawn
+    tipped = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, False, True)
+    assert "luck" not in tipped and "where rounding tipped a near-tie" in tipped
+    # with noise, or above temperature 0, the drafts are random draws, even on the same text
+    assert "luck" in steady_alpha_note(0.3, 0.56, 0.5, "Nimbus-mini", 8192, 49152, 48, 0.3, 46, True, True)
+    assert "luck" in steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.5, 46, True, False)
+    # far apart on the same text, nothing drawn: the bonus positions, not coin flips
+    far = steady_alpha_note(0.5, 0.5, 0.0, "Nimbus-mini", 8192, 49152, 48, 1.0, 24, True, True)
+    assert "this run never checked the positions its bonus tokens filled" in far and "coin" not in far
 
 
 def test_every_way_a_token_comes_has_its_own_colour_and_underline():
@@ -1282,8 +1289,12 @@ def test_the_steady_alpha_note_says_when_the_runs_own_alpha_is_far_from_it():
     assert "another text" in far
     # at temperature 0 the run writes that very text: the difference is in what it counts
     same = steady_alpha_note(0.53, 0.53, 0.0, "Nimbus-mini", 8192, 49152, 48, measured=0.2, checks=20,
-                             same_text=True)
-    assert "another text" not in same and "only the positions it checked" in same
+                             same_text=True, greedy=True)
+    assert "another text" not in same and "never checked the positions its bonus tokens filled" in same
+    # the same text with random drafts (noise, say): each position one coin flip
+    drawn = steady_alpha_note(0.53, 0.53, 0.5, "Nimbus-mini", 8192, 49152, 48, measured=0.2, checks=20,
+                              same_text=True, greedy=True)
+    assert "another text" not in drawn and "checked each position once, with one random draft" in drawn
 
 
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():

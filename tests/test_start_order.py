@@ -20,7 +20,7 @@ def _modules_after(imports: str) -> set[str]:
 
 
 def test_what_runs_before_the_navigation_imports_nothing_heavy():
-    loaded = _modules_after("import ui.icon, ui.navigation, ui.page_list")
+    loaded = _modules_after("import ui.icon, ui.navigation, ui.page_list, ui.style")
     assert not loaded & set(HEAVY)
     assert "torch" in _modules_after("import ui.frame")  # the check can see a heavy import
 

@@ -172,7 +172,7 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     alpha = steady[min(steady, key=lambda n: abs(n - s.noise))]
     notes.insert(0, steady_alpha_note(alpha, steady[0.0], s.noise, drafter_label(s.drafter),
                                       drafter_vocabulary(s.drafter), TARGET_VOCAB, tokens, summary.alpha,
-                                      sum(summary.checked), same and s.temperature == 0))
+                                      sum(summary.checked), same, s.temperature == 0))
     return alpha, notes, {"label": "α for the chart", "value": f"{alpha:.2f}",
                           "help": OWN_ALPHA_HELP}
 
@@ -180,9 +180,9 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
 # what the metric beside "α, this run" holds
 OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone from this prompt, at this "
                   "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
-                  "the drafter and the noise alone, where this run's also moves with the luck of "
-                  "its own draws and counts only the positions it checked. The speed-up chart below "
-                  "is priced at it.")
+                  "the drafter and the noise alone, where this run's counts only the positions it "
+                  "checked and, above temperature 0 or with noise, moves with the luck of its own "
+                  "draws. The speed-up chart below is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
                     f"on: this is the drafter table's α (So what page, measured at {TABLE_SAMPLING} "
                     "or draft noise), "

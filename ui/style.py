@@ -157,7 +157,7 @@ def apply_base_styles() -> None:
 # where our script, not Streamlit's shortcut, leaves on Esc (see apply_presentation), the key
 # still shows beside the Leave button, as Streamlit shows a shortcut
 _ESC_SHOWN = """<style>
-.st-key-leave_presenting button p::after { content: "Esc"; margin-left: 0.5rem; font-size: 0.875em; }
+.st-key-leave_presenting button p::after { content: "Esc" / ", shortcut Esc"; margin-left: 0.5rem; font-size: 0.875em; }
 </style>"""
 
 

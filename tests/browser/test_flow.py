@@ -1146,7 +1146,7 @@ def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     # the key shows beside the button, as Streamlit shows a shortcut on the pages without a box
     shown_after = button(page, "Leave instructor mode").locator("p").evaluate(
         "p => getComputedStyle(p, '::after').content")
-    assert shown_after == '"Esc"', shown_after
+    assert shown_after.startswith('"Esc"'), shown_after
     page.evaluate(_COUNT_LEAVE_CLICKS)
     prompt.click()
     page.keyboard.press("Escape")  # the box's key: instructor mode stays
