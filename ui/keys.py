@@ -113,12 +113,14 @@ _SCRIPT = """<script>
     }}).map(el => topOf(el) - top - gapAbove(el));
     return unseen.length ? Math.min(...unseen) : 0;
   }};
-  // whether a move by `by` (down, or up where negative) would leave a chart cut through under the
-  // header (one in a column beside the text, say)
-  const cutsAChart = (by, main, top) => [...main.querySelectorAll('.js-plotly-plot')].some(c => {{
-    const r = c.getBoundingClientRect();
+  // whether a move by `by` (down, or up where negative) would leave one of `els` cut through
+  // under the header
+  const cutThrough = (els, by, top) => els.some(el => {{
+    const r = el.getBoundingClientRect();
     return r.height > 0 && r.top - top < by - 1 && r.bottom - top > by + 1;
   }});
+  // (a chart in a column beside the text, say)
+  const cutsAChart = (by, main, top) => cutThrough([...main.querySelectorAll('.js-plotly-plot')], by, top);
   const screenMove = (way, seen) => {{
     const {{main, top, bottom, screen}} = seen;
     const view = Math.floor(bottom - top);  // scrolled in whole pixels
@@ -142,10 +144,7 @@ _SCRIPT = """<script>
   // left cut through under the header; nothing unseen is passed over
   const onToATop = (by, limit, seen) => {{
     const {{main, top, bottom}} = seen;
-    const cut = pieces(main).some(el => {{
-      const r = el.getBoundingClientRect();
-      return r.top - top < by - 1 && r.bottom - top > by + 1;
-    }});
+    const cut = cutThrough(pieces(main), by, top);
     const first = reach(seen), view = Math.floor(bottom - top);  // scrolled in whole pixels
     const ends = stops(1, main, top).filter(d => d >= by && d <= Math.min(limit - top, first || view, view));
     // the first piece not yet seen whole may start just below the view: as near it as a view goes
