@@ -67,6 +67,10 @@ def capped_tokens_per_round(alpha: float, gamma: int, cap: int) -> float:
     return expected_tokens_per_round(alpha, min(gamma, cap - 1))
 
 
+# the metric of the closed form priced at this run's own α, round by round
+RUN_CLOSED_FORM = "Closed form, this run's α"
+
+
 def short_rounds_note(summary: RoundSummary, gamma: int) -> str:
     """Why the closed form beside the measured count reads below the plain closed form at the
     same γ and α (which prices every round at γ drafts and a bonus); "" where the two agree as
@@ -74,9 +78,9 @@ def short_rounds_note(summary: RoundSummary, gamma: int) -> str:
     plain = expected_tokens_per_round(summary.alpha, gamma)
     if f"{plain:.2f}" == f"{summary.expected_tokens_per_round:.2f}":
         return ""
-    return (f" The closed form over these rounds ({summary.expected_tokens_per_round:.2f}) is below "
-            f"(1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and this run's α: the rounds "
-            "near the end drafted fewer than γ or had no room for a bonus token.")
+    return (f" “{RUN_CLOSED_FORM}” ({summary.expected_tokens_per_round:.2f}) prices these rounds "
+            f"as they were cut, below (1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = {gamma} and this "
+            "run's α: the rounds near the end drafted fewer than γ or had no room for a bonus token.")
 
 
 def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written: int) -> str:
@@ -128,8 +132,9 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
     why = (f"this one text's own α was {measured:.2f}, against the chart's {alpha:.2f}"
            if round(measured, 2) > round(alpha, 2) else
            "this text's keeps came in runs, which the closed form's independent coins do not expect")
-    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the closed form's ceiling, "
-            f"1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}: {why}.")
+    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling at α for "
+            f"the chart, 1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}, which "
+            f"no γ passes: {why}.")
 
 
 # what another seed moves one short text's figures by at Nimbus-mini's α, in tokens per pass

@@ -246,11 +246,12 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
                 "More draws than this page simulates would tell them apart.")
     # the figure the metrics above measure, with the tokens not shown as one bucket; the
     # caption under the note gives the distance over the whole vocabulary, which can be larger
-    names = " and ".join(f"“{rule}” (exactly {error:.3f} from p with the tokens not shown as one bucket)"
-                         for rule, error in hidden.items())
+    # worked out, not drawn: this run's draws may put the shortcut above the range all the same
+    names = " and ".join(f"“{rule}”'s true distance ({error:.3f} from p, worked out with the tokens not "
+                         "shown as one bucket)" for rule, error in hidden.items())
     one = len(hidden) == 1
     return (f"{why} So {names} {'is' if one else 'are'} within what chance alone often gives at "
-            f"{draws:,} draws (up to {chance.high:.3f}), and these distances cannot rank "
+            f"{draws:,} draws (up to {chance.high:.3f}): whatever these draws measured, they cannot rank "
             f"{'it' if one else 'them'} against the rule, which is exact at every β. {then}")
 
 

@@ -22,6 +22,12 @@ def counted(n: int, noun: str, plural: str = "") -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
+def seconds_text(seconds: float) -> str:
+    """A clock's reading: to a hundredth of a second under 10 s, where two sides of a short
+    race may differ by less than a tenth, and to a tenth above."""
+    return f"{seconds:.2f} s" if seconds < 9.995 else f"{seconds:.1f} s"
+
+
 def cut_message(what: str, had: int, limit: int, kept: int, blank: int = 0) -> str:
     """What to tell the reader when a paste was cut to a page's limit (`blank`: the spaces and
     line ends it started with, dropped first)."""

@@ -298,7 +298,7 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
         no_exception(at)
         assert step_shown(at) == 5 and not at.warning
     (note,) = [i.value for i in poor.info if "cannot rank" in i.value]
-    assert "hardly ever agrees" in note and "“resample from p on reject” (exactly 0.00" in note
+    assert "hardly ever agrees" in note and "“resample from p on reject”'s true distance (0.00" in note
     assert "10,000 draws" in note
     assert not [i.value for i in good.info if "cannot rank" in i.value]
     # the chance range beside the rules' distances: at 10,000 draws the rule's own lands inside

@@ -515,6 +515,12 @@ def test_shares_are_never_rounded_to_none_or_all():
                                                        "over 99.9%", "100%", "0%", "100%"]
 
 
+def test_a_short_race_is_timed_to_the_hundredth_so_that_its_two_sides_can_differ():
+    """1.58 s and 1.64 s both read "1.6 s" to a tenth, beside a speed-up of 1.04x."""
+    assert [wording.seconds_text(x) for x in (1.58, 1.64, 0.004, 9.99, 9.996, 12.34)] == [
+        "1.58 s", "1.64 s", "0.00 s", "9.99 s", "10.0 s", "12.3 s"]
+
+
 def test_a_tiny_number_reads_as_a_power_of_ten():
     assert [wording.tiny_text(x) for x in (2.8e-17, 5.55e-17, 1e-300, 0.0, 3e5)] == [
         "2.8 × 10⁻¹⁷", "5.6 × 10⁻¹⁷", "1.0 × 10⁻³⁰⁰", "0", "3.0 × 10⁵"]
@@ -540,7 +546,8 @@ def test_a_text_above_the_charts_ceiling_says_why():
     """1/(1 − α) bounds the closed form's tokens per pass at the chart's α; one short text can
     pass it, with a higher α of its own or with keeps in runs, and the page says which."""
     higher = playground.above_ceiling_note(1.92, 0.54, 0.35)
-    assert higher == (" This text's 1.92 tokens per pass is above the closed form's ceiling, 1/(1 − α) = 1/(1 − 0.350) = 1.54: "
+    assert higher == (" This text's 1.92 tokens per pass is above the chart's ceiling at α for the chart, "
+                      "1/(1 − α) = 1/(1 − 0.350) = 1.54, which no γ passes: "
                       "this one text's own α was 0.54, against the chart's 0.35.")
     assert "came in runs" in playground.above_ceiling_note(1.92, 0.35, 0.35)
     assert playground.above_ceiling_note(1.54, 0.54, 0.35) == ""  # at the ceiling as shown, not above
@@ -797,8 +804,8 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     chance = montecarlo.ChanceRange(typical=0.01, low=0.004, high=0.02)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, chance)
     assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
-    assert "“resample from p on reject” (exactly 0.008 from p with the tokens not shown as one bucket) is " \
-           "within what chance alone often gives at 10,000 draws (up to 0.020)" in note
+    assert "“resample from p on reject”'s true distance (0.008 from p, worked out with the tokens not shown as " \
+           "one bucket) is within what chance alone often gives at 10,000 draws (up to 0.020)" in note
     assert "rank it against the rule" in note
     both = steps.hidden_shortcut_note({"accept every draft": 0.01, "resample from p on reject": 0.005},
                                       0.99, 1_000, chance)
@@ -1239,7 +1246,8 @@ def test_a_closed_form_below_the_plain_one_says_why():
     s = summarize(rounds, 3)
     plain = expected_tokens_per_round(s.alpha, 3)
     note = short_rounds_note(s, 3)
-    assert f"({s.expected_tokens_per_round:.2f}) is below (1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = 3" in note
+    assert (f"“Closed form, this run's α” ({s.expected_tokens_per_round:.2f}) prices these rounds as they "
+            f"were cut, below (1 − α^(γ+1)) / (1 − α) = {plain:.2f} at γ = 3") in note
     assert short_rounds_note(summarize(rounds[:2], 3), 3) == ""
 
 

@@ -11,7 +11,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from . import help_icons, screen_reader, settings, url_state
 from .icon import ICON
-from .keys import NEXT_PAGE_KEY
+from .keys import ONWARD_KEY
 from .page_list import next_page
 from .style import apply_base_styles, apply_presentation
 
@@ -57,7 +57,7 @@ def end(page_file: str) -> None:
     path, title, icon = following
 
     def link() -> None:
-        with st.container(key=NEXT_PAGE_KEY):
+        with st.container(key=ONWARD_KEY):
             st.page_link(path, label=f"Next: {title}", icon=icon)
 
     page_links(link)

@@ -8,9 +8,9 @@ at a time, and turns the step as → does once the step's buttons are in view; P
 to the step's first line, then turns back as ← does. On the other pages the two keys read on
 and back through the page a screen at a time (the page's own scrolling needs a click in it
 first), and at a page's foot, or once the walkthrough's last step has been read, Page Down
-follows the link on to the next page. On a page with a box to type in, Esc must leave
-instructor mode only when no box has the key (there Esc belongs to the box: it closes a list or
-drops what was typed); and after a click
+follows the link on to the next page (on the race, the last page, it starts a race). On a page
+with a box to type in, Esc must leave instructor mode only when no box has the key (there Esc
+belongs to the box: it closes a list or drops what was typed); and after a click
 on a switch of the sidebar (instructor mode, predict first, or leaving instructor mode, which
 hands the focus to its switch), → and ← must still turn the step.
 A key pressed while the walkthrough is still being drawn (its buttons come after the step's
@@ -22,8 +22,9 @@ import json
 from .focus import BUTTON_LABEL_JS
 
 LEAVE = "Leave instructor mode"
-# the container of the link on to the next page, which a clicker's Page Down follows
-NEXT_PAGE_KEY = "next_page"
+# the container of what a clicker's Page Down does at a page's foot: the link on to the next
+# page, which it follows, or on the last page the button that starts a race, which it presses
+ONWARD_KEY = "onward"
 # predict first's flip without a guess: a clicker cannot choose keep or reject
 FLIP = "Flip the coin"
 # a clicker's forward and back, where a page has these buttons (the walkthrough); a list: the
@@ -79,23 +80,25 @@ _SCRIPT = """<script>
     return Math.min(16, Math.max(0, gap));
   }};
   const heading = el => el && el.querySelector('h1, h2, h3, [role="heading"]');
-  // the elements, expanders, paragraphs (captions' too), list items and table rows shown on the
-  // page (not what a closed expander holds)
+  // the elements, expanders, paragraphs (captions' too), list items, table rows and a code
+  // block's lines shown on the page (not what a closed expander holds)
   const pieces = main => [...main.querySelectorAll(
-      '[data-testid="stElementContainer"], [data-testid="stExpander"], tr, '
+      '[data-testid="stElementContainer"], [data-testid="stExpander"], tr, [data-testid="stCode"] code > span, '
       + ':is([data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"]) :is(p, li):not(td *, th *)')]
     .filter(el => el.getBoundingClientRect().height > 0 && (!el.checkVisibility || el.checkVisibility()));
   // those a move may end at the top of: not an element right under a heading (a chart under its
   // title), which goes with its heading
   const stopping = main => pieces(main)
     .filter(el => !(el.matches('[data-testid="stElementContainer"]') && heading(el.previousElementSibling)));
-  // where a piece starts: a paragraph at the top of its element (a caption's first, a pixel
-  // below its box) where that starts
+  // where a piece starts: the first paragraph of an element where the element starts (a
+  // caption's first, a pixel below its box; a tip's, inside the box's padding), so that a move
+  // to it leaves no box cut through above its text
   const topOf = el => {{
     const own = el.getBoundingClientRect().top;
     const box = el.matches('p, li') && el.closest('[data-testid="stElementContainer"]');
     const start = box ? box.getBoundingClientRect().top : own;
-    return own - start < 3 ? Math.min(own, start) : own;
+    const first = box && box.querySelector('p, li') === el;
+    return own - start < 3 || (first && own - start < 40) ? Math.min(own, start) : own;
   }};
   // how far down (way 1) or up (-1) each would take its top to just under the header
   const stops = (way, main, top) => stopping(main).map(el => way * (topOf(el) - top - gapAbove(el)));
@@ -228,14 +231,18 @@ _SCRIPT = """<script>
     const move = Math.min(at < bottom && fits && lift >= 8 ? lift : screenMove(1, seen), below);
     return move < below ? move : onToATop(move, box.top - 16, seen);
   }};
-  // the link on to the next page (a page's foot in instructor mode, or the first of the
-  // walkthrough's links on from its last step): a clicker's Page Down follows it once there is
-  // nothing left to read or press, so that a clicker alone can present the whole lesson
-  const followNextPage = () => {{
-    const link = [...document.querySelectorAll('[data-testid="stMain"] .st-key-{next_page} a')]
-      .find(a => a.getClientRects().length > 0 && !a.closest('[data-stale="true"]'));
-    if (link) link.click();
-    return Boolean(link);
+  // what a page's foot leads on to (a page's foot in instructor mode, or the first of the
+  // walkthrough's links on from its last step): a clicker's Page Down follows the link, or
+  // presses the button, once there is nothing left to read or press, so that a clicker alone
+  // can present the whole lesson; a button only while the page is at rest, since a press
+  // while it runs would start its work over
+  const goOn = () => {{
+    const running = document.querySelector('[data-testid="stStatusWidget"]');
+    const onward = [...document.querySelectorAll('[data-testid="stMain"] .st-key-{onward} :is(a, button)')]
+      .find(el => el.getClientRects().length > 0 && !el.closest('[data-stale="true"]') && !el.disabled
+                  && !(running && el.matches("button")));
+    if (onward) onward.click();
+    return Boolean(onward);
   }};
   // on a page without the step's buttons, a clicker's key reads on or back through the page
   const endless = {{getBoundingClientRect: () => ({{top: Infinity, bottom: Infinity}})}};
@@ -294,11 +301,11 @@ _SCRIPT = """<script>
     if (!found.length && !window.keysStepTop) {{
       const by = way && pageBy(way);
       if (by) {{ e.preventDefault(); scrollOn(by); }}
-      else if (way > 0 && followNextPage()) e.preventDefault();
+      else if (way > 0 && goOn()) e.preventDefault();
       return;
     }}
     if (found.length && !button(name) && !readOn(way, found[0])) {{
-      if (way > 0 && followNextPage()) e.preventDefault();
+      if (way > 0 && goOn()) e.preventDefault();
       return;
     }}
     e.preventDefault();
@@ -354,4 +361,4 @@ def script(keys: dict[str, str], step_top: str | None = None) -> str:
     `unsafe_allow_javascript=True`."""
     return _SCRIPT.format(label_js=BUTTON_LABEL_JS, keys=json.dumps(keys), switches=json.dumps(ON_SWITCHES),
                           read=json.dumps(READ_THROUGH), top=json.dumps(step_top),
-                          leave=json.dumps(LEAVE), next_page=NEXT_PAGE_KEY)
+                          leave=json.dumps(LEAVE), onward=ONWARD_KEY)

@@ -7,16 +7,16 @@ import numpy as np
 import streamlit as st
 
 from lessons import playground_figures
-from lessons.playground import (FEW_TOKENS, RoundSummary, above_ceiling_note, seed_spread_note,
-                                same_text_note, short_bonus_note, short_rounds_note, short_text_note,
-                                steady_alpha_note, summarize)
+from lessons.playground import (FEW_TOKENS, RUN_CLOSED_FORM, RoundSummary, above_ceiling_note,
+                                same_text_note, seed_spread_note, short_bonus_note, short_rounds_note,
+                                short_text_note, steady_alpha_note, summarize)
 from lessons.speed_story import TABLE_SAMPLING, sampled_as_table, saved_verify_costs
 from lessons.wording import OTHER_MACHINES, counted
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
 from specdec_core.catalog import TARGET_VOCAB, drafter_label, drafter_names, drafter_vocabulary
-from specdec_core.quality import alpha_by_noise, drafter_quality
+from specdec_core.quality import alpha_by_noise, drafter_quality, drafter_table
 from specdec_core.warping import Sampling
 
 from . import settings
@@ -69,10 +69,17 @@ def steady_alphas(drafter, prompt, temperature, top_p, seed) -> dict[float, floa
     return dict(zip(noises.tolist(), alphas.tolist()))
 
 
+def rung_label(drafter: str, alphas: dict[str, float]) -> str:
+    """A step of the draft-quality ladder, with the drafter table's α where it was measured."""
+    alpha = alphas.get(drafter)
+    return drafter_label(drafter) + ("" if alpha is None else f" (α {alpha:.2f})")
+
+
 def controls() -> None:
+    alphas = {row.drafter: row.alpha for row in drafter_table()}
     st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
-                     drafter_names(), key="drafter",
-                     help="Each step up the ladder has a higher measured acceptance rate (table on "
+                     drafter_names(), key="drafter", format_func=lambda name: rung_label(name, alphas),
+                     help="Each step up the ladder has a higher measured acceptance rate α (table on "
                      f"the So what page). {settings.DRAFTERS_NAMED}")
     # the draft's side on the left, the sampling on the right; a row at a time, each slider at
     # its row's foot, so that a label wrapped in instructor mode's large type moves no slider
@@ -122,7 +129,7 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
             {"label": "Tokens per pass", "value": f"{summary.tokens_per_round:.2f}",
              "help": "Measured: the tokens written over the rounds that wrote them, one target pass "
                      "each (a round keeps some drafts and adds one correction or bonus token)"},
-            {"label": "Closed form, this run's α", "value": f"{summary.expected_tokens_per_round:.2f}",
+            {"label": RUN_CLOSED_FORM, "value": f"{summary.expected_tokens_per_round:.2f}",
              "help": "The tokens per pass these rounds would give on average if every draft were kept "
                      "with the same chance α (this run's), independently: (1 − α^(k+1)) / (1 − α) "
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "

@@ -17,14 +17,14 @@ from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_
 from lessons.race_record import KEPT_RACES, Finished, Race, race_row, short_prompt
 from lessons.speed_story import (expected_at, expected_best, sampled_as_table, saved_verify_costs,
                                  verify_cost_for)
-from lessons.wording import ROUNDING_TIE, counted
+from lessons.wording import ROUNDING_TIE, counted, seconds_text
 from lessons.written import NOTHING_YET, pass_by_pass
 from specdec_core.catalog import drafter_label
 from specdec_core.engine import Chunk, stream
 from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
-from . import focus, settings
+from . import focus, keys, settings
 from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_text
 from .models import get_pair
 from .server_load import TARGET_PASSES
@@ -45,7 +45,7 @@ def draw_scoreboard(lanes: tuple[Finished, ...], tokens: int) -> None:
     stack on a narrow screen, and the bars show at a glance who is ahead on the same clock."""
     for lane in lanes:
         done = min(len(lane.ids), tokens)
-        st.progress(done / tokens, text=f"{lane.name}: {done} of {tokens} tokens in {lane.seconds:.1f} s")
+        st.progress(done / tokens, text=f"{lane.name}: {done} of {tokens} tokens in {seconds_text(lane.seconds)}")
 
 
 def draw_lane(lane: Finished) -> None:
@@ -137,7 +137,9 @@ def render() -> None:
     if is_blank(st.session_state.prompt):
         st.info("Type a prompt to race on.")
         return
-    if st.button("Start the race", type="primary", icon=":material/sports_score:", key="start_race"):
+    with st.container(key=keys.ONWARD_KEY):  # pressed by a clicker's Page Down at the page's foot
+        started = st.button("Start the race", type="primary", icon=":material/sports_score:", key="start_race")
+    if started:
         _run(pair)
     else:
         st.caption(f"At temperature 0 both sides write the same text token for token (unless "

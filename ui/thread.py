@@ -81,9 +81,9 @@ def asked() -> str | None:
     whole word); None when blank."""
     s = st.session_state
     mine = [s.message] if s.get("message") and s.message not in QUESTIONS else []
-    st.selectbox("Customer message", [*QUESTIONS, *mine], key="message", accept_new_options=True,
-                 on_change=_fit_message,
-                 help=f"Pick one or type your own and press Enter (up to {MAX_QUESTION} characters). "
+    st.selectbox("Customer message: pick one, or type your own", [*QUESTIONS, *mine], key="message",
+                 accept_new_options=True, on_change=_fit_message,
+                 help=f"Type your own and press Enter (up to {MAX_QUESTION} characters). "
                       "Each message gets a reply of its own: Nimbus does not see earlier ones. The "
                       "models write English.")
     cut = s.pop("message_cut", None)

@@ -345,7 +345,7 @@ def _where_next() -> None:
     """Links on from the last step: in instructor mode there is no sidebar to find them in."""
     def links() -> None:
         st.markdown("**Where next**")
-        with st.container(key=keys.NEXT_PAGE_KEY):  # the one a clicker's Page Down follows
+        with st.container(key=keys.ONWARD_KEY):  # the one a clicker's Page Down follows
             first, label = NEXT_PAGES[0]
             st.page_link(first, label=label, icon=ICONS[first])
         for path, label in NEXT_PAGES[1:]:

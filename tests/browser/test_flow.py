@@ -489,7 +489,7 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     main = page.get_by_test_id("stMain")
     # brought to the top of the view when the race started, the scoreboard first, with room
     # below for the lanes to stream into
-    board = main.get_by_text(re.compile(r"^Nimbus-large alone: 8 of 8 tokens in \d+\.\d s$"))
+    board = main.get_by_text(re.compile(r"^Nimbus-large alone: 8 of 8 tokens in \d\.\d\d s$"))
     expect(board).to_be_visible()
     assert 0 <= board.bounding_box()["y"] < 768 / 4, board.bounding_box()
     for lane in ("Nimbus-large alone", "Nimbus-mini drafts, Nimbus-large checks"):  # the default drafter
@@ -822,7 +822,7 @@ _RECORD_PRESSES = """() => {
   window.addEventListener("keydown", e => {
     if (e.key !== "PageDown") return;
     const main = document.querySelector('[data-testid="stMain"]');
-    const link = document.querySelector('[data-testid="stMain"] .st-key-next_page a');
+    const link = document.querySelector('[data-testid="stMain"] .st-key-onward a');
     let words = null;
     const texts = link ? document.createTreeWalker(link, NodeFilter.SHOW_TEXT) : null;
     for (let t = texts && texts.nextNode(); t; t = texts.nextNode()) {
@@ -836,7 +836,7 @@ _RECORD_PRESSES = """() => {
                              shown: words !== null && words <= window.innerHeight});
   }, true);
   document.addEventListener("click", e => {
-    if (e.target.closest && e.target.closest('.st-key-next_page a')) window.followedOn = window.pressesSeen.length;
+    if (e.target.closest && e.target.closest('.st-key-onward a')) window.followedOn = window.pressesSeen.length;
   }, true);
 }"""
 
@@ -878,7 +878,7 @@ def test_a_clicker_alone_presents_the_lesson_from_page_to_page(page: Page):
     expect(page.get_by_role("heading", name="The code", level=1)).to_be_in_viewport(timeout=RUN_MS)
     settled(page)
     expect(button(page, "Leave instructor mode")).to_be_visible()
-    link = page.get_by_test_id("stMain").locator(".st-key-next_page a")
+    link = page.get_by_test_id("stMain").locator(".st-key-onward a")
     expect(link).to_have_text(re.compile("Next: The Nimbus thread"))
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
     _holds_still(page)
@@ -1076,6 +1076,64 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
         assert 0 < back[-2] - back[-1] <= view, back
         assert page.evaluate(_CHARTS_CUT) == [], back
     assert back[-1] == 0, back
+    no_exception(page)
+
+
+# the lines of a code block that the header cuts through: part above it, part below
+_CODE_LINES_CUT = """() => {
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  return [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCode"] code > span')]
+    .map(l => l.getBoundingClientRect()).filter(r => r.height > 0 && r.top < header - 1 && r.bottom > header + 1)
+    .map(r => [r.top, r.bottom]);
+}"""
+
+
+def test_a_clicker_reads_a_code_block_taller_than_the_screen_a_whole_line_at_a_time(page: Page):
+    """On a 1080p projector the code page's round is one block taller than the screen: each of
+    a clicker's moves through it ends at the top of a line, not with a line cut in half under
+    the header."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto("/code?present=1")
+    expect(page.get_by_role("heading", name="The code", level=1)).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _holds_still(page)
+    code = "() => document.querySelector('[data-testid=\"stMain\"] [data-testid=\"stCode\"]').getBoundingClientRect()"
+    tops = [page.evaluate(_SCROLLED)]
+    while page.evaluate(code)["bottom"] > page.viewport_size["height"] and len(tops) < 10:
+        tops.append(_scrolled_by_key(page, "PageDown"))
+        assert page.evaluate(_CODE_LINES_CUT) == [], tops
+        assert page.evaluate(_HALF_HIDDEN) == [], tops
+    assert len(tops) >= 3, tops  # the block itself took more than one move
+    no_exception(page)
+
+
+def test_a_clicker_starts_a_race_at_the_foot_of_the_race_page(page: Page):
+    """The race is the last page, with no page after it: in instructor mode a clicker's Page
+    Down reads down to its foot, then presses "Start the race" (a clicker has no other way to),
+    and a press while the race runs does not start it over."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/race?present=1&tokens=16&temperature=0&slow=1")  # ten seconds or more
+    expect(button(page, "Start the race")).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _holds_still(page)
+    lanes = page.locator(".st-key-race_lanes")
+    presses = 0
+    while not lanes.count() and presses < 12:
+        page.keyboard.press("PageDown")
+        presses += 1
+        page.wait_for_timeout(800)
+    assert lanes.count(), f"{presses} presses of Page Down never started the race"
+    assert presses > 1  # the page is read first
+    expect(running(page)).to_have_count(1)
+    for _ in range(4):  # read on, then at the foot again, while the race runs
+        page.keyboard.press("PageDown")
+        page.wait_for_timeout(500)
+    expect(running(page)).to_have_count(1)
+    expect(page.get_by_text("Same text?")).to_be_visible(timeout=RUN_MS)
+    settled(page)
+    expect(page.get_by_text("Your races so far")).to_have_count(0)  # one race, not two
     no_exception(page)
 
 
