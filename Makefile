@@ -49,6 +49,7 @@ bench: setup
 	$(PY) benchmarks/speed.py --repeats 3
 	$(PY) benchmarks/early_stop.py
 	$(PY) benchmarks/gamma_sweep.py
+	$(PY) benchmarks/sweep_alpha.py
 	$(PY) benchmarks/cpu_linear.py
 	$(PY) benchmarks/cold_start.py
 	$(PY) benchmarks/app_latency.py

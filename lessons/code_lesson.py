@@ -41,7 +41,7 @@ def _checks(sc: Scenario) -> list[str]:
 
 def _residual(sc: Scenario) -> str:
     rec = sc.record
-    return "not reached: every draft was kept" if rec.bonus else f"Z = {rec.residual_mass:.3f}"
+    return "not reached: every draft was kept" if rec.bonus else f"Z = {significant(rec.residual_mass, 3)}"
 
 
 def _correction(sc: Scenario) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 from specdec_core.sampling import RoundRecord, expected_tokens_per_round, tokens_per_round_bound
 
 from .speed_story import TABLE_SAMPLING
-from .wording import counted
+from .wording import ROUNDING_TIE, counted
 
 
 @dataclass(frozen=True)
@@ -124,17 +124,17 @@ def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise:
 
 def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) -> str:
     """Why one text's tokens per pass (as shown, to two decimals) can pass the speed-up chart's
-    ceiling 1/(1 − α), which that chart's caption states: its own α (`measured`) was higher
-    than the chart's, or, where it was not, its keeps came in runs, which the closed form's
-    independent coins do not expect."""
+    ceiling 1/(1 − α), which that chart's caption states: its own α (`measured`, kept / checked)
+    was higher than the chart's. No other reason is possible: over any rounds, each writing its
+    kept drafts and one more token, tokens per round is at most 1/(1 − kept / checked), however
+    the keeps fall. Both α are shown to as many decimals as tell them apart."""
     if not 0 < alpha < 1 or round(tokens_per_pass, 2) <= round(tokens_per_round_bound(alpha), 2):
         return ""
-    why = (f"this one text's own α was {measured:.2f}, against the chart's {alpha:.2f}"
-           if round(measured, 2) > round(alpha, 2) else
-           "this text's keeps came in runs, which the closed form's independent coins do not expect")
+    places = next((d for d in (2, 3, 4) if round(measured, d) > round(alpha, d)), 4)
     return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling at α for "
             f"the chart, 1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}, which "
-            f"no γ passes: {why}.")
+            f"no γ passes: this one text's own α was {measured:.{places}f}, against the chart's "
+            f"{alpha:.{places}f}.")
 
 
 # what another seed moves one short text's figures by at Nimbus-mini's α, in tokens per pass
@@ -234,4 +234,4 @@ def same_text_note(temperature: float, same: bool) -> str:
                 f"Nimbus-large writes alone, token for token. Checked against it, {verdict}.")
     return ("A new drafter, noise or γ changes the random draws, not the distribution they come "
             "from; at temperature 0, where p puts all its weight on one token, every setting writes "
-            "Nimbus-large's own text, token for token.")
+            f"Nimbus-large's own text, token for token (unless {ROUNDING_TIE}).")

@@ -152,8 +152,9 @@ DOUBLING_GAMMA = 4
 def ceiling_text(alpha: float, cost_ratio: float, drafter: str, sweep: bool = True) -> str:
     """What a drafter's α allows by the closed form, where every check is an independent coin:
     the most tokens per pass any γ can buy, and the α that would make γ drafts a round twice as
-    fast as the target alone at this cost, with the check priced at one step. Real keeps come in
-    runs, which the closed form misses; `sweep`: the page shows the γ sweep that measures it."""
+    fast as the target alone at this cost, with the check priced at one step. α differs from
+    text to text, and real keeps can come in runs, which the closed form misses; `sweep`: the
+    page shows the γ sweep, whose prompts give a higher α than the table's."""
     text = ("**What α allows.** If every check were an independent coin that comes up \"keep\" "
             "with chance α, a round of γ drafts would write 1 + α + … + α^γ tokens per target pass "
             "on average")
@@ -162,9 +163,10 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, sweep: bool = Tr
         text += (f", which approaches 1/(1 − α) as γ grows: at α = {alpha:.3f} ({drafter}, at "
                  f"temperature 1), {most:.2f} tokens. By that closed form, even free drafts and a "
                  f"one-step check would make the pair only about {most:.2f} times as fast as "
-                 "Nimbus-large alone. It is an estimate, not a limit: real keeps come in runs, so long "
-                 "rounds can keep more"
-                 + (" (compare the γ sweep's measured tokens per pass below with its closed form)"
+                 "Nimbus-large alone. It is an estimate, not a limit: α differs from one text to "
+                 "another, and real keeps can come in runs, which independent coins miss"
+                 + (" (the γ sweep below times prompts on whose text the drafter's α is higher, which is "
+                    "most of why its measured tokens per pass stand above its closed form at large γ)"
                     if sweep else "")
                  + ", though each extra draft also costs a draft step.")
     else:

@@ -95,7 +95,7 @@ def _generate(args) -> int:
         else:
             print(result.text)
         s = result.stats
-        rate = "acceptance rate of the sure drafts" if args.stop_below else "α"
+        rate = "acceptance rate with the early stop" if args.stop_below else "α"
         kept = f"{s.accepted} of {s.checked} checked drafts kept ({rate} {s.alpha:.2f}), " if s.checked else ""
         print(f"\n[{args.method}] {s.new_tokens} tokens, {s.target_passes} target passes, "
               f"{kept}{s.tokens_per_second:.1f} tokens/s", file=sys.stderr)

@@ -10,7 +10,9 @@ Notation of Leviathan et al. 2023 (Chen et al. 2023 swap the letters p and q):
 One round: each drafted token x is kept with probability min(1, p(x)/q(x)); the first rejected
 one is replaced by a sample from the residual max(0, p - q) / Z and the round ends. If all gamma
 drafts are kept, one bonus token is sampled from the target's next distribution, so a round
-emits between 1 and gamma + 1 tokens, and every emitted token is distributed exactly as p.
+emits between 1 and gamma + 1 tokens, and each emitted token, given the tokens before it, is
+distributed exactly as p there: the kept drafts alone follow min(p, q) / beta, and the
+corrections fill in the rest of p.
 
 Nothing here imports torch; the engine hands numpy arrays in and gets dataclasses back.
 """

@@ -48,9 +48,10 @@ def script(name: str, *args: str) -> subprocess.CompletedProcess:
     return python(str(ROOT / "benchmarks" / name), *args)
 
 
-@pytest.mark.parametrize("stop_below, rate", [("0", "α"), ("0.4", "acceptance rate of the sure drafts")])
+@pytest.mark.parametrize("stop_below, rate", [("0", "α"), ("0.4", "acceptance rate with the early stop")])
 def test_generate_names_the_acceptance_rate_it_measured(pair, monkeypatch, capsys, stop_below, rate):
-    """With an early stop only sure drafts are checked: their acceptance rate is not called α."""
+    """With an early stop no draft follows an unsure one (the unsure draft itself is checked), so
+    the rate over the drafts checked is not the drafter's α."""
     monkeypatch.setattr(models, "load_pair", lambda *args: pair)
     assert main(["generate", "--prompt", PHRASE, "--max-new-tokens", "12", "--stop-below", stop_below,
                  "--temperature", "0"]) == 0
@@ -444,6 +445,28 @@ def test_costs_are_priced_at_the_median_of_their_timings():
     from early_stop import median_costs
     timings = [(0.08, {1: 1.0, 2: 1.05}), (0.07, {1: 1.1, 2: 1.31}), (0.09, {1: 0.9, 2: 1.24})]
     assert median_costs(timings) == (0.08, {1: 1.0, 2: 1.24})
+
+
+def test_the_sweeps_closed_form_is_set_beside_alpha_on_its_own_prompts():
+    """sweep_alpha.py prints the saved sweep's measured tokens per pass beside the closed form at
+    the sweep's own α and at α measured on the text of the prompts the sweep timed."""
+    import json
+
+    from specdec_core.sampling import expected_tokens_per_round
+
+    saved = json.loads((ROOT / "assets" / "benchmarks" / "gamma_sweep.json").read_text())
+    run = script("sweep_alpha.py", "--seeds", "1")
+    assert run.returncode == 0, run.stderr
+    alpha = float(re.search(r"own text from the sweep's 4 prompts: ([0-9.]+) \((\d+) positions", run.stdout)[1])
+    assert 0.0 < alpha < 1.0
+    rows = [line.split() for line in run.stdout.splitlines() if re.fullmatch(r"\s*\d( +[0-9.]+){3}", line)]
+    assert [int(r[0]) for r in rows] == [int(r["gamma"]) for r in saved["rows"]]
+    for (gamma, measured, held_out, here), row in zip(rows, saved["rows"]):
+        assert float(measured) == round(row["tokens_per_pass"], 2)
+        assert float(held_out) == round(expected_tokens_per_round(saved["alpha"], int(gamma)), 2)
+        assert float(here) == round(expected_tokens_per_round(alpha, int(gamma)), 2)
+    other = script("sweep_alpha.py", "--drafter", "early-exit-4")
+    assert last_error(other).endswith("error: the saved sweep is of nimbus-mini, not early-exit-4")
 
 
 def test_copy_guess_takes_the_latest_earlier_match():

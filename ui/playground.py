@@ -133,7 +133,8 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
              "help": "The tokens per pass these rounds would give on average if every draft were kept "
                      "with the same chance α (this run's), independently: (1 − α^(k+1)) / (1 − α) "
                      "for a round of k drafts, averaged over the rounds. k is γ, or fewer near the end, "
-                     "where a round drafts and writes no more than the tokens still to write need"},
+                     "where a round drafts and writes no more than the tokens still to write need; "
+                     "a round whose last kept draft ends the text counts no bonus token"},
             {"label": f"Target passes for {counted(written.stats.new_tokens, 'token')}",
              "value": written.stats.target_passes,
              "help": "Nimbus-large alone would need one pass per token"},
