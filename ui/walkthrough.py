@@ -217,8 +217,10 @@ def _flip(guess: str | None, position: int, c) -> None:
     st.session_state.last_guess = (right, c)
     # the next guess, or on once all are flipped; moved even from a "Guess reject" that stays,
     # so that every flip leaves the focus in the same place; and the verdict kept in view,
-    # where moving on to Next, below the chart, scrolled the last one away
-    focus.after_click("Guess keep", "Next", always=True, show=".st-key-verdict")
+    # where moving on to Next, below the chart, scrolled the last one away; on a projector at
+    # the top of the view, so that the chart under the next guess shows the coin just flipped
+    focus.after_click("Guess keep", "Next", always=True, show=".st-key-verdict",
+                      to_top=bool(st.session_state.get("present")))
 
 
 def _last_verdict(right: bool | None, c) -> None:

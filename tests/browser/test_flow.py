@@ -927,6 +927,41 @@ def test_a_clicker_flips_predict_firsts_coins_before_it_turns_the_step(page: Pag
     no_exception(page)
 
 
+# the coin flips drawn on step 3's chart (its diamonds) that are not wholly in view under the header
+_COINS_OUT_OF_VIEW = """() => {
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const coins = [...document.querySelectorAll('.st-key-coins .scatterlayer .point')];
+  return [coins.length, coins.map(c => c.getBoundingClientRect())
+    .filter(r => r.top < header || r.bottom > window.innerHeight).length];
+}"""
+
+
+def test_on_a_projector_each_coin_flipped_shows_on_the_chart_under_the_next_guess(page: Page):
+    """In instructor mode on a 1080p projector the chart of coin flips stands below the next
+    guess: each flip brings its verdict to the top of the view, so that the chart's new diamond
+    shows, rather than leaving it below the screen's edge."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto("/?present=1&predict=1&step=3&seed=2")  # four flips, the last one rejected
+    at_step(page, 3, FIRST_LOAD_MS)
+    _drawn(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _holds_still(page)
+    seen = []
+    for _ in range(12):  # a clicker: reads on to the first guess, then flips a coin a press
+        page.keyboard.press("PageDown")
+        page.wait_for_timeout(700)
+        settled(page)
+        _drawn(page)
+        flips, out = page.evaluate(_COINS_OUT_OF_VIEW)
+        if flips > len(seen):
+            page.wait_for_timeout(800)  # the scroll to the verdict comes to rest
+            seen.append(page.evaluate(_COINS_OUT_OF_VIEW)[1])
+        if flips == 3:
+            break
+    assert seen == [0, 0, 0], seen  # each flip's diamonds all in view
+    no_exception(page)
+
+
 def _asked_now(asked) -> str | None:
     """`asked()`, or None while its question is being redrawn (it can go between a count and
     a read)."""
