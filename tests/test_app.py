@@ -43,7 +43,7 @@ from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
 from lessons.speed_story import saved_verify_costs
 from specdec_core import catalog, engine
-from specdec_core.catalog import default_drafter, drafter_names, drafter_vocabulary
+from specdec_core.catalog import default_drafter, drafter_label, drafter_names, drafter_vocabulary
 from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
@@ -1142,7 +1142,11 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     at.switch_page("pages/playground.py").run()
     no_exception(at)
     (quality,) = [w for w in at.select_slider if w.key == "drafter"]
-    assert list(quality.options) == drafter_names() and not at.sidebar.selectbox
+    # each rung names its drafter with the drafter table's α, poorest first
+    alphas = {row.drafter: row.alpha for row in drafter_table()}
+    assert list(quality.options) == [f"{drafter_label(n)} (α {alphas[n]:.2f})" for n in drafter_names()]
+    assert sorted(alphas[n] for n in drafter_names()) == [alphas[n] for n in drafter_names()]
+    assert not at.sidebar.selectbox
     best = float(at.metric[0].value)
     quality.set_value(drafter_names()[0]).run()
     no_exception(at)
