@@ -58,7 +58,7 @@ def _q(sc: Scenario, t: int) -> str:
 
 def _draft_takeaway(sc: Scenario) -> str:
     words = " ".join(_q(sc, t) for t in sc.draft_tokens)
-    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick sequential step')}. "
+    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick pass', 'quick passes')}, one after another. "
             "Nothing is decided yet: these are guesses, each with the probability q the draft gave it."
             f"{_below_the_top(sc)}")
 
@@ -70,7 +70,7 @@ def _below_the_top(sc: Scenario) -> str:
         q = sc.q_dists[row]
         top = int(q.argmax())
         if q[top] > q[token]:
-            return (f" Drawn, not picked: at guess {row + 1} it drew {_q(sc, token)} (q = "
+            return (f" Sampled, not its favourite: at guess {row + 1} it drew {_q(sc, token)} (q = "
                     f"{prob_text(q[token])}) where {_q(sc, top)} had q = {prob_text(q[top])}.")
     return ""
 
@@ -166,8 +166,8 @@ def _never_drafted(sc: Scenario, row: int, token: int) -> str:
         why = f"{cut} cut it from the draft's choices"
     else:
         return ""
-    return (f" The draft gave {_q(sc, token)} q = 0 ({why}), so it is never drafted: only a "
-            "correction or a bonus token can bring it into the text.")
+    return (f" The draft gave {_q(sc, token)} q = 0, so it is never drafted: only a correction or a "
+            f"bonus token can bring it into the text. Why q = 0: {why}.")
 
 
 # this round's expected tokens this far from the drafter's average are worth a remark
@@ -234,8 +234,8 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
     then = ("Where the draft is neither hopeless nor nearly perfect, as Nimbus-mini usually is, the "
             "gap shows.")
     if beta <= chance.high and "accept every draft" not in hidden:
-        why = (f"At this position β = {beta:.3f}: the draft hardly ever agrees with the target, so "
-               "nearly every draft is rejected and the token comes from the second draw.")
+        why = (f"At this position β = {beta:.3f}: a guess is hardly ever kept, so nearly every token "
+               "comes from the correction, and with so little of p taken away, r is almost p.")
     elif 1 - beta <= chance.high:
         why = (f"At this position β = {beta:.3f}: q is almost p, so nearly every draft is kept and "
                "what follows a rejection hardly matters.")
@@ -264,10 +264,10 @@ def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange, more_dra
     if round(distance, 3) <= round(chance.high, 3):
         return ""
     return (f"This time accept-or-correct itself lands above that range ({distance:.3f} against up to "
-            f"{chance.high:.3f}). Perfect samples of p do that 1 run in 20, and the rule's output is "
-            f"distributed exactly as p, so it does too: another seed "
-            f"{f'or more than {draws:,} draws bring' if more_draws else 'brings'} it back, where a "
-            "wrong rule's error stays.")
+            f"{chance.high:.3f}). Perfect samples of p do that 1 run in 20, at any number of draws, and "
+            "the rule's output is distributed exactly as p, so it does too: another seed usually "
+            "brings it back inside, where a wrong rule's error stays"
+            f"{' (and with more draws stands further out)' if more_draws else ''}.")
 
 
 STEPS = (
@@ -278,8 +278,8 @@ STEPS = (
          f"The draft model, {DRAFTER}, is cheap, so we let it run ahead of the **target**, Nimbus-large, "
          "the model whose text we want. It samples a token from its own "
          "distribution **q**, feeds that token back in, samples the next one, and so on for "
-         f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, gamma, is how many tokens the draft guesses before "
-         "the big model checks them; one guess-and-check cycle is a **round**). Each "
+         f"**γ = {WALKTHROUGH_GAMMA}** tokens (γ, “gamma”: how many tokens it guesses before the big "
+         "model checks them). One guess-and-check cycle is a **round**. Each "
          "bar shows how much probability the draft gave a candidate; the outlined bar is the one "
          "it drew. A token usually carries the space before its word: **␣** marks that space, as "
          "in “␣account”, and **↵** a new line.",
@@ -287,7 +287,8 @@ STEPS = (
     Step(2, "Verify in one pass", f"How does the big model check {GUESSES} in one pass?",
          f"Nimbus-large reads the prompt and {ALL_GUESSES} in a **single forward pass**: a "
          "transformer scores every position of its input at once, each seeing only the tokens "
-         "before it. So one pass gives the target's distribution **p** at each guess, the same as "
+         "before it. Alone, Nimbus-large must draw a token before it can read it and score the "
+         "next; the guesses hand it every input at once. So one pass gives the target's distribution **p** at each guess, the same as "
          "if Nimbus-large had written the text up to there itself (up to floating-point rounding), "
          "plus one more **p** after the last guess, for a **bonus token** if every guess is kept "
          "(step 4).\n\n"
@@ -295,8 +296,9 @@ STEPS = (
          "the model's weights (or, on a GPU with a model this small, launching the work), not "
          "multiplying; the other positions reuse what it has read. How much more a pass over them "
          "all costs than a pass over one position is timed below.\n\n"
-         "**β = Σ min(p, q)** is the chance that a guess drawn from q at a position will be kept "
-         "when step 3 checks it, averaged over everything the draft might draw there. Beside each "
+         "**β = Σ min(p, q)**, the overlap of p and q, is the chance that a guess drawn from q at a "
+         "position will be kept when step 3 checks it, averaged over everything the draft might "
+         "draw there (step 3 shows why). Beside each "
          "orange q and blue p, the green bar is the smaller of the two, min(p, q); β sums them over "
          "all tokens, not only those shown. The token the draft actually drew gets its own chance "
          "in the next step.",
@@ -305,7 +307,8 @@ STEPS = (
          "Go through the guesses in order. Keep a guess x with probability **min(1, p(x)/q(x))**: "
          "draw a uniform **u** in [0, 1) and keep x when u falls below min(1, p/q), where the green "
          "bar below ends. That bar is step 2's green min(p, q) divided by q(x): step 2's bar is the "
-         "chance to draw x and keep it, this one the chance to keep x once it is drawn. If the "
+         "chance to draw x and keep it, this one the chance to keep x once it is drawn; summed "
+         "over every x, step 2's green bars give β. If the "
          "target likes x at least as much as the draft did (**p ≥ q**), the green bar reaches 1 "
          "and the guess is always kept. "
          "The first rejection ends the round: the guesses after it were built on a token we just "
@@ -339,16 +342,17 @@ STEPS = (
                    "out with probability p through its coin flip (step 3: q · p/q = p). Press Worked "
                    "example below for a round with a rejected guess and its correction.")),
     Step(5, "Why it's exact", "Is the output really the big model's?",
-         "Exact does not mean the same text. At temperature 1 each token is drawn from the model's "
-         "distribution as it is (at temperature 0, greedy decoding, each is simply the likeliest), "
-         "so two runs of Nimbus-large alone write different texts too. Exact means the text is a draw from the same distribution as "
+         "Exact does not mean the same text. Nimbus-large alone draws each token from its "
+         "distribution, so two of its own runs already write different texts (only at temperature "
+         "0, greedy decoding, is each token simply the likeliest, and every run the same). Exact means the text is a draw from the same distribution as "
          "Nimbus-large's own. A token x can come out of a position in two ways: drafted and kept, "
          "with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
-         "1 − β left: what q has left is the chance of a rejection, **1 − β**; what p has left is "
-         "**Z**. So the second way has probability **(1 − β)·r(x) = max(0, p(x) − q(x))**, and the "
-         "two add up to **p(x)** for every x. A correction on its own follows r, not p; "
+         "1 − β left: what q has left is the chance of a rejection; what p has left is the total "
+         "of max(0, p − q), which is **Z**, so **Z = 1 − β**. The second way therefore has "
+         "probability **(1 − β)·r(x) = Z · max(0, p(x) − q(x))/Z = max(0, p(x) − q(x))**, and "
+         "since min(p, q) + max(0, p − q) = p, the two add up to **p(x)** for every x. A correction on its own follows r, not p; "
          "the token a position gives, whichever way it came, follows p.\n\n"
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "

@@ -298,7 +298,7 @@ def test_step_5_says_when_chance_hides_a_shortcuts_error():
         no_exception(at)
         assert step_shown(at) == 5 and not at.warning
     (note,) = [i.value for i in poor.info if "cannot rank" in i.value]
-    assert "hardly ever agrees" in note and "“resample from p on reject”'s true distance (0.00" in note
+    assert "hardly ever kept" in note and "“resample from p on reject”'s true distance (0.00" in note
     assert "10,000 draws" in note
     assert not [i.value for i in good.info if "cannot rank" in i.value]
     # the chance range beside the rules' distances: at 10,000 draws the rule's own lands inside
@@ -703,12 +703,12 @@ def test_predict_first_hides_the_coin_until_flipped():
                 assert f"u = {c.u:.2f}" not in shown
         if flips == len(checks):
             break
-        assert has_button(at, "Guess keep") and has_button(at, "Guess reject")
+        assert has_button(at, "Predict keep") and has_button(at, "Predict reject")
         assert not at.success  # no takeaway yet: it would name the verdict
         assert shown.count('title="kept"') + shown.count('title="rejected"') == flips  # the sentence too
         assert shown.count("> (kept)<") + shown.count("> (rejected)<") == flips  # and what is read aloud
         guess = "keep" if flips % 2 else "reject"  # both kinds of guess, right or wrong
-        button(at, f"Guess {guess}").click().run()
+        button(at, f"Predict {guess}").click().run()
         no_exception(at)
         flips += 1
         assert at.session_state["revealed"] == flips
@@ -722,10 +722,10 @@ def test_predict_first_hides_the_coin_until_flipped():
         assert feedback.count(told) == 1, feedback
         infos = list(at.info.values)
         if right and c.accepted and flips < len(checks):  # the verdict reads before the next question
-            first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Guess first"))]
-            assert infos[first[0]].startswith("Right") and infos[first[1]].startswith("Guess first")
+            first = [i for i, v in enumerate(infos) if v.startswith(("Right", "Predict first: will"))]
+            assert infos[first[0]].startswith("Right") and infos[first[1]].startswith("Predict first: will")
         assert f"u = {checks[flips - 1].u:.2f}" in " ".join(at.caption.values)
-    assert not has_button(at, "Guess keep") and not has_button(at, "Guess reject")
+    assert not has_button(at, "Predict keep") and not has_button(at, "Predict reject")
     assert any(" kept. " in s or "survived" in s for s in at.success.values)  # the takeaway
     # every coin flipped: the sentence marks the guesses as the ordinary view does, those after
     # the rejection never checked
@@ -753,7 +753,7 @@ def test_predict_first_flips_a_coin_without_a_guess():
     assert f"Flipped: u = {c.u:.2f} {'<' if c.accepted else '≥'} min(1, p/q) = {c.accept_prob:.2f}, so the draft is" in said
     assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
     if len(checks) > 1:
-        assert has_button(at, ui.keys.FLIP) and any(v.startswith("Guess first") for v in at.info.values)
+        assert has_button(at, ui.keys.FLIP) and any(v.startswith("Predict first: will") for v in at.info.values)
 
 
 def test_predict_first_says_where_no_coin_can_reject_the_draft():
@@ -764,7 +764,7 @@ def test_predict_first_says_where_no_coin_can_reject_the_draft():
     kinds = [c.accept_prob >= 1 for c in checks[:3]]
     assert True in kinds and False in kinds
     for shown, sure in enumerate(kinds):
-        asked = [v for v in at.info.values if v.startswith("Guess first")]
+        asked = [v for v in at.info.values if v.startswith("Predict first: will")]
         assert len(asked) == 1
         assert ("no coin can reject it" in asked[0]) == sure, asked[0]
         # how to flip is said once, at the first coin
@@ -783,7 +783,7 @@ def test_predict_first_does_not_call_a_sure_keep_bad_luck():
     sure = next(k for k, c in enumerate(checks) if c.accept_prob >= 1)
     for _ in range(sure):
         button(at, ui.keys.FLIP).click().run()
-    button(at, "Guess reject").click().run()
+    button(at, "Predict reject").click().run()
     no_exception(at)
     said = " ".join(at.warning.values)
     assert said.startswith("It could not be rejected: p ≥ q, so every coin keeps it. u = ")
@@ -794,13 +794,13 @@ def test_predict_first_moving_on_shows_every_coin():
     """Next from step 3 before every coin is flipped: steps 4 and 5 tell what the coins did,
     so back on step 3 they are shown too, with no question left open about them."""
     at = page("walkthrough", step="3", predict="1", seed="11")
-    button(at, "Guess reject").click().run()
+    button(at, "Predict reject").click().run()
     assert any("press Next: it flips the rest and goes on to step 4" in v for v in at.info.values)
     button(at, "Next").click().run()
     button(at, "Back").click().run()
     no_exception(at)
     assert at.session_state["step"] == 3
-    assert not has_button(at, "Guess keep") and not any(v.startswith("Guess first") for v in at.info.values)
+    assert not has_button(at, "Predict keep") and not any(v.startswith("Predict first: will") for v in at.info.values)
     assert not any(v.startswith(("Right", "Not this time")) for v in at.info.values + at.warning.values)
     ordinary = page("walkthrough", step="3", seed="11")
     assert [h for h in html_texts(at) if "Continuing:" in h] == \
@@ -810,7 +810,7 @@ def test_predict_first_moving_on_shows_every_coin():
 
 def test_predict_first_starts_afresh_for_a_new_round():
     at = page("walkthrough", step="3", predict="1", seed="11")
-    button(at, "Guess reject").click().run()
+    button(at, "Predict reject").click().run()
     assert at.session_state["revealed"] == 1
     at.sidebar.number_input[0].set_value(12).run()
     no_exception(at)

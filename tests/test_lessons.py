@@ -806,7 +806,7 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # the reason is beta where beta explains it (each shortcut is off by at most beta (1 - beta) or 1 - beta)
     chance = montecarlo.ChanceRange(typical=0.01, low=0.004, high=0.02)
     note = steps.hidden_shortcut_note({"resample from p on reject": 0.008}, 0.01, 10_000, chance)
-    assert "β = 0.010" in note and "hardly ever agrees" in note and "as Nimbus-mini usually is" in note
+    assert "β = 0.010" in note and "hardly ever kept" in note and "as Nimbus-mini usually is" in note
     assert "“resample from p on reject”'s true distance (0.008 from p, worked out with the tokens not shown as " \
            "one bucket) is within what chance alone often gives at 10,000 draws (up to 0.020)" in note
     assert "rank it against the rule" in note
@@ -816,7 +816,7 @@ def test_a_shortcut_that_chance_hides_is_named_and_not_ranked():
     # a small β explains only resampling from p: accepting every draft is then off by nearly 1,
     # and where lumping the unshown tokens hides that, the reason is the draws, not β
     lumped = steps.hidden_shortcut_note({"accept every draft": 0.015}, 0.01, 10_000, chance)
-    assert "hardly ever agrees" not in lumped and lumped.startswith("At 10,000 draws perfect samples")
+    assert "hardly ever kept" not in lumped and lumped.startswith("At 10,000 draws perfect samples")
     # and the draws where they are too few: at 100 draws chance hides a shortcut at beta 0.5 too
     few = steps.hidden_shortcut_note({"resample from p on reject": 0.1}, 0.495, 100,
                                      montecarlo.ChanceRange(typical=0.073, low=0.035, high=0.118))
@@ -836,9 +836,10 @@ def test_step_5_says_when_the_rule_lands_above_the_chance_range():
     note = steps.unlucky_rule_note(0.013, 10_000, chance)
     # at the slider's most draws, only another seed is left to try
     most = steps.unlucky_rule_note(0.013, 100_000, chance, more_draws=False)
-    assert "another seed brings it back, where" in most and "more than" not in most
+    assert "another seed usually brings it back inside, where" in most and "more draws" not in most
     assert note.startswith("This time accept-or-correct itself lands above that range (0.013 against "
-                           "up to 0.012).") and "1 run in 20" in note and "more than 10,000 draws" in note
+                           "up to 0.012).") and "1 run in 20, at any number of draws" in note
+    assert note.endswith("a wrong rule's error stays (and with more draws stands further out).")
     assert steps.unlucky_rule_note(0.012, 10_000, chance) == ""
     assert steps.unlucky_rule_note(0.001, 10_000, chance) == ""  # below the range is no failure
     # above the range's top by less than the shown digits: at its edge, as the figures read
@@ -979,7 +980,7 @@ def test_step_texts_count_the_rounds_own_guesses(which, request):
     assert question == "How does the big model check one guess in one pass?"
     assert "the prompt and the one guess in a **single forward pass**" in body
     assert ("If the one guess were kept" in step(4).text(one)[1]) != sc.record.bonus
-    assert " in 1 quick sequential step. " in step(1).takeaway(one)
+    assert " in 1 quick pass, one after another. " in step(1).takeaway(one)
     assert "scored the one guess plus a bonus slot" in step(2).takeaway(one)
     assert "With fresh coin flips this draft would give" in step(5).takeaway(one)
     if sc.record.bonus:
@@ -1095,12 +1096,14 @@ def test_a_correction_the_draft_could_never_have_drafted_says_why():
             for sampling in (Sampling(), Sampling(top_p=0.9), Sampling(temperature=0))}
     head = ("Nimbus-mini's output layer scores only 8,192 of the 49,152 tokens, those that held the most "
             "of Nimbus-large's probability in the text it was trained on")
-    assert f"The draft gave “{SHOWN[7]}” q = 0 ({head}), so it is never drafted" in said["nimbus-mini", Sampling()]
-    assert f"(top-p cut it, or {head})" in said["nimbus-mini", Sampling(top_p=0.9)]
-    assert "(top-p cut it from the draft's choices)" in said["early-exit-4", Sampling(top_p=0.9)]
+    assert said["nimbus-mini", Sampling()].endswith(
+        f"The draft gave “{SHOWN[7]}” q = 0, so it is never drafted: only a correction or a bonus token can "
+        f"bring it into the text. Why q = 0: {head}.")
+    assert f"Why q = 0: top-p cut it, or {head}." in said["nimbus-mini", Sampling(top_p=0.9)]
+    assert "Why q = 0: top-p cut it from the draft's choices." in said["early-exit-4", Sampling(top_p=0.9)]
     assert "q = 0" not in said["early-exit-4", Sampling()]
     for drafter in ("nimbus-mini", "early-exit-4"):
-        assert "(at temperature 0 each model gives all" in said[drafter, Sampling(temperature=0)]
+        assert "Why q = 0: at temperature 0 each model gives all" in said[drafter, Sampling(temperature=0)]
 
 
 def test_a_rejected_last_guess_has_nothing_after_it():
@@ -1171,12 +1174,12 @@ def test_the_draft_takeaway_shows_a_guess_drawn_from_below_the_top(rejected):
     named beside that token; a draft that took its top token at every position gets no such
     sentence."""
     assert all(int(q.argmax()) == t for q, t in zip(rejected.q_dists, rejected.draft_tokens))
-    assert "Drawn, not picked" not in step(1).takeaway(rejected)
+    assert "Sampled, not its favourite" not in step(1).takeaway(rejected)
     # the second guess drawn from below its top token (token 2, q = 4/10.5), and the third too
     below = dataclasses.replace(rejected, draft_tokens=(1, 0, 5))
     q = below.q_dists
     assert step(1).takeaway(below).endswith(
-        f" Drawn, not picked: at guess 2 it drew “{SHOWN[0]}” (q = {q[1][0]:.2f}) where “{SHOWN[2]}” "
+        f" Sampled, not its favourite: at guess 2 it drew “{SHOWN[0]}” (q = {q[1][0]:.2f}) where “{SHOWN[2]}” "
         f"had q = {q[1][2]:.2f}.")
 
 
@@ -1741,7 +1744,10 @@ def test_the_steps_answer_the_questions_students_ask_on_the_way():
     assert STEPS[4].body.startswith("Exact does not mean the same text")
     assert "That bar is step 2's green min(p, q) divided by q(x)" in STEPS[2].body
     assert "Exact means the text is a draw from the same distribution as Nimbus-large's own." in STEPS[4].body
-    assert "at temperature 0, greedy decoding, each is simply the likeliest" in STEPS[4].body
+    assert "(only at temperature 0, greedy decoding, is each token simply the likeliest" in STEPS[4].body
+    # why one pass can check every guess, and why Z = 1 − β (the step 4 total is the mass p has left)
+    assert "the guesses hand it every input at once" in STEPS[1].body
+    assert "so **Z = 1 − β**" in STEPS[4].body and "min(p, q) + max(0, p − q) = p" in STEPS[4].body
     assert "accept every draft, is the small model writing on its own: at this position it outputs q" \
         in STEPS[4].body
     assert "The second, resample from p on reject, replaces a rejected draft with a fresh draw from p" \

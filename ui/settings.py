@@ -161,7 +161,7 @@ def sidebar(drafter: bool = True) -> None:
                        "→ and ← turn the steps; a presentation clicker reads through each step, then "
                        "turns it")
         st.toggle("Predict first", key="predict",
-                  help="In the walkthrough: guess keep or reject before each coin flip")
+                  help="In the walkthrough: predict keep or reject before each coin flip")
 
 
 def _fit_prompt() -> None:

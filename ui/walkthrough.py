@@ -164,7 +164,7 @@ def _revealed(sc: Scenario) -> int:
 
 
 def _predict_first(sc: Scenario) -> int:
-    """Students guess keep or reject before each coin flip is shown; returns flips revealed.
+    """Students predict keep or reject before each coin flip is shown; returns flips revealed.
     The verdict on the last guess comes first, then the question about the next draft."""
     shown = _revealed(sc)
     checks = sc.record.checks
@@ -174,14 +174,14 @@ def _predict_first(sc: Scenario) -> int:
     if shown < len(checks):
         c = checks[shown]
         p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
-        st.info(f"Guess first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
+        st.info(f"Predict first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
                 f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
                 f"probability {prob_is('min(1, p/q)', c.accept_prob)}{_sure_keep(c)}.{_how_to_flip(shown)}")
         # one press per coin, and plain buttons: → and ← still change the step, where a
         # choice group would take them to move between its options
         with st.container(horizontal=True):
             for guess in ("keep", "reject"):
-                st.button(f"Guess {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
+                st.button(f"Predict {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
                           icon=":material/toll:")
             # without a guess: a clicker presses it
             st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c),
@@ -191,7 +191,7 @@ def _predict_first(sc: Scenario) -> int:
 
 def _how_to_flip(shown: int) -> str:
     """How the buttons flip a coin, said at the first coin only: a class reads it once."""
-    return ("" if shown else f" A guess flips the coin; “{keys.FLIP}” flips it without one, for a "
+    return ("" if shown else f" A prediction flips the coin; “{keys.FLIP}” flips it without one, for a "
             "class that voted by hand.")
 
 
@@ -215,11 +215,11 @@ def _flip(guess: str | None, position: int, c) -> None:
     st.session_state.revealed = position + 1
     right = None if guess is None else guess == ("keep" if c.accepted else "reject")
     st.session_state.last_guess = (right, c)
-    # the next guess, or on once all are flipped; moved even from a "Guess reject" that stays,
+    # the next guess, or on once all are flipped; moved even from a "Predict reject" that stays,
     # so that every flip leaves the focus in the same place; and the verdict kept in view,
     # where moving on to Next, below the chart, scrolled the last one away; on a projector at
     # the top of the view, so that the chart under the next guess shows the coin just flipped
-    focus.after_click("Guess keep", "Next", always=True, show=".st-key-verdict",
+    focus.after_click("Predict keep", "Next", always=True, show=".st-key-verdict",
                       to_top=bool(st.session_state.get("present")))
 
 

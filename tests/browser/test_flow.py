@@ -187,12 +187,12 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)
     page.goto("/?step=3&predict=1&seed=2")  # predict first: four flips, the last one rejected
     at_step(page, 3)
-    keep = button(page, "Guess keep")  # a guess flips its coin: one press each
-    question = page.get_by_text(re.compile(r"^Guess first: will"))
+    keep = button(page, "Predict keep")  # a guess flips its coin: one press each
+    question = page.get_by_text(re.compile(r"^Predict first: will"))
     for flip in range(4):
         asked = question.inner_text()
-        # either guess, and the focus moves to the next "Guess keep" all the same
-        button(page, "Guess reject" if flip % 2 else "Guess keep").focus()
+        # either guess, and the focus moves to the next "Predict keep" all the same
+        button(page, "Predict reject" if flip % 2 else "Predict keep").focus()
         page.keyboard.press("Enter")
         if flip < 3:  # on to the next guess
             expect(question).not_to_have_text(asked, timeout=RUN_MS)
@@ -294,7 +294,7 @@ def test_a_press_on_a_switchs_help_opens_the_help_and_leaves_the_switch(new_cont
         at_step(page, 3, FIRST_LOAD_MS)
         if touch:
             page.get_by_test_id("stExpandSidebarButton").tap()
-        for name, help_text in (("Predict first", "Guess keep or reject"), ("Instructor mode", "Large type")):
+        for name, help_text in (("Predict first", "Predict keep or reject"), ("Instructor mode", "Large type")):
             help_button = page.get_by_role("button", name=f"Help for {name}")
             help_button.tap() if touch else help_button.click()
             expect(page.get_by_test_id("stTooltipContent").filter(has_text=help_text)).to_be_visible()
@@ -896,7 +896,7 @@ def test_a_clicker_flips_predict_firsts_coins_before_it_turns_the_step(page: Pag
     at_step(page, 3, FIRST_LOAD_MS)
     _drawn(page)
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
-    question = page.get_by_text(re.compile(r"^Guess first: will "))
+    question = page.get_by_text(re.compile(r"^Predict first: will "))
     asked = lambda: question.first.inner_text().split("?")[0] if question.count() else ""  # noqa: E731
     states = [asked()]
     scrolled = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
