@@ -290,16 +290,20 @@ def save(params: list[Param]) -> None:
     would otherwise be written as the word None."""
     saved = st.session_state.setdefault(_SAVED, {})
     kept = st.session_state.setdefault(_KEPT, {})
+    before = {n: st.query_params.get_all(n) for n in st.query_params}
+    after = dict(before)
     for p in params:
         value = st.session_state.get(p.name, p.default)
         saved[p.name] = kept[p.name] = value
         if value is None or value == p.default or (isinstance(value, str) and is_blank(value)):
-            if p.name in st.query_params:
-                del st.query_params[p.name]
+            after.pop(p.name, None)
         else:
-            text = str(int(value)) if isinstance(value, bool) else str(value)
-            if st.query_params.get_all(p.name) != [text]:  # also rewrites ?step=2&step=3
-                st.query_params[p.name] = text
+            # one value, also where the link repeated it (?step=2&step=3)
+            after[p.name] = [str(int(value)) if isinstance(value, bool) else str(value)]
+    if after != before:
+        # written whole, once: each change of the link is an entry in the browser's history, and
+        # one per setting would take as many presses of Back to leave the page
+        st.query_params.from_dict(after)
     link = st.session_state[_LAST] = _link()
     arrived = st.session_state.get(_ARRIVED)
     if arrived is not None and arrived != link:

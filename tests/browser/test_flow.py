@@ -130,6 +130,17 @@ def test_back_after_a_page_switch_keeps_the_settings(page: Page):
     expect(page).to_have_url(re.compile(r"[?&]seed=130(&|$)"))
 
 
+def test_a_link_rewritten_on_arrival_is_one_entry_in_the_history(page: Page):
+    """A link that spells out five settings at their defaults is rewritten without them, as one
+    change: the history holds the new tab, the link and the rewritten link, and Back leaves the
+    page in two presses, where it once took six (an entry per setting)."""
+    page.goto("/race?gamma=4&tokens=48&slow=0&stop=0&temperature=1")
+    expect(button(page, "Start the race")).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    expect(page).to_have_url(re.compile(r"/race$"))
+    assert page.evaluate("history.length") == 3
+
+
 def test_pages_ask_no_other_host(page: Page):
     """Nothing but the app's own server: a classroom may have no internet (a page's material
     icon as the tab's icon would be fetched from Google's font servers)."""
