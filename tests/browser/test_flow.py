@@ -730,13 +730,22 @@ def test_a_presentation_clicker_reads_through_a_step_then_turns_it(page: Page):
     no_exception(page)
 
 
-# the charts that a line under the header would cut through: part above it, part below
-_CHARTS_CUT = """() => {
+# the pieces of the main area (a CSS selector) that a line under the header would cut
+# through, part above it, part below, by more than `slack` pixels either way
+_CUT_UNDER_THE_HEADER = """([selector, slack]) => {
   const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
-  return [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
-    .map(c => c.getBoundingClientRect()).filter(r => r.height > 0 && r.top < header - 2 && r.bottom > header + 2)
+  return [...document.querySelectorAll(`[data-testid="stMain"] ${selector}`)]
+    .map(c => c.getBoundingClientRect()).filter(r => r.height > 0 && r.top < header - slack && r.bottom > header + slack)
     .map(r => [r.top, r.bottom]);
 }"""
+
+
+def _charts_cut(page: Page) -> list:
+    return page.evaluate(_CUT_UNDER_THE_HEADER, [".js-plotly-plot", 2])
+
+
+def _code_lines_cut(page: Page) -> list:
+    return page.evaluate(_CUT_UNDER_THE_HEADER, ['[data-testid="stCode"] code > span', 1])
 
 
 def test_a_clicker_never_leaves_a_chart_cut_through_under_the_header(page: Page):
@@ -747,7 +756,7 @@ def test_a_clicker_never_leaves_a_chart_cut_through_under_the_header(page: Page)
     page.set_viewport_size({"width": 1920, "height": 1080})
     _clicker_ready(page)
     for k in (1, 2, 3):
-        views = _page_down_through_the_step(page, k, check=lambda: page.evaluate(_CHARTS_CUT) == [])
+        views = _page_down_through_the_step(page, k, check=lambda: _charts_cut(page) == [])
         assert len(views) >= 2, views  # a step on more than one screen, even here
     no_exception(page)
 
@@ -763,7 +772,7 @@ def test_a_clicker_reading_back_never_leaves_a_chart_cut_through_under_the_heade
         before = page.evaluate(_VIEW)
         tops.append(_scrolled_by_key(page, "PageUp"))
         assert 0 < tops[-2] - tops[-1] <= before["view"], tops
-        assert page.evaluate(_CHARTS_CUT) == [], tops
+        assert _charts_cut(page) == [], tops
         if page.evaluate("() => document.querySelector('#step-top').getBoundingClientRect().top") > 0:
             break
     assert len(tops) >= 4, tops  # a step on several screens
@@ -1120,18 +1129,9 @@ def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     while back[-1] > 0 and len(back) < 40:
         back.append(_scrolled_by_key(page, "PageUp"))
         assert 0 < back[-2] - back[-1] <= view, back
-        assert page.evaluate(_CHARTS_CUT) == [], back
+        assert _charts_cut(page) == [], back
     assert back[-1] == 0, back
     no_exception(page)
-
-
-# the lines of a code block that the header cuts through: part above it, part below
-_CODE_LINES_CUT = """() => {
-  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
-  return [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCode"] code > span')]
-    .map(l => l.getBoundingClientRect()).filter(r => r.height > 0 && r.top < header - 1 && r.bottom > header + 1)
-    .map(r => [r.top, r.bottom]);
-}"""
 
 
 def test_a_clicker_reads_a_code_block_taller_than_the_screen_a_whole_line_at_a_time(page: Page):
@@ -1148,7 +1148,7 @@ def test_a_clicker_reads_a_code_block_taller_than_the_screen_a_whole_line_at_a_t
     tops = [page.evaluate(_SCROLLED)]
     while page.evaluate(code)["bottom"] > page.viewport_size["height"] and len(tops) < 10:
         tops.append(_scrolled_by_key(page, "PageDown"))
-        assert page.evaluate(_CODE_LINES_CUT) == [], tops
+        assert _code_lines_cut(page) == [], tops
         assert page.evaluate(_HALF_HIDDEN) == [], tops
     assert len(tops) >= 3, tops  # the block itself took more than one move
     no_exception(page)
