@@ -58,8 +58,9 @@ def _q(sc: Scenario, t: int) -> str:
 
 def _draft_takeaway(sc: Scenario) -> str:
     words = " ".join(_q(sc, t) for t in sc.draft_tokens)
-    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick pass', 'quick passes')}, one after another. "
-            "Nothing is decided yet: these are guesses, each with the probability q the draft gave it."
+    return (f"{sc.drafter_label} wrote {words} in {counted(sc.gamma, 'quick pass', 'quick passes')}, "
+            "one after another. Nothing is decided yet: these are guesses, each with the "
+            "probability q the draft gave it."
             f"{_below_the_top(sc)}")
 
 
@@ -288,8 +289,9 @@ STEPS = (
          f"Nimbus-large reads the prompt and {ALL_GUESSES} in a **single forward pass**: a "
          "transformer scores every position of its input at once, each seeing only the tokens "
          "before it. Alone, Nimbus-large must draw a token before it can read it and score the "
-         "next; the guesses hand it every input at once. So one pass gives the target's distribution **p** at each guess, the same as "
-         "if Nimbus-large had written the text up to there itself (up to floating-point rounding), "
+         "next; the guesses hand it every input at once. So one pass gives the target's "
+         "distribution **p** at each guess, the same as if Nimbus-large had written the text up "
+         "to there itself (up to floating-point rounding), "
          "plus one more **p** after the last guess, for a **bonus token** if every guess is kept "
          "(step 4).\n\n"
          "Why is that cheap? For one position, a pass spends most of its time reading "
@@ -344,16 +346,17 @@ STEPS = (
     Step(5, "Why it's exact", "Is the output really the big model's?",
          "Exact does not mean the same text. Nimbus-large alone draws each token from its "
          "distribution, so two of its own runs already write different texts (only at temperature "
-         "0, greedy decoding, is each token simply the likeliest, and every run the same). Exact means the text is a draw from the same distribution as "
-         "Nimbus-large's own. A token x can come out of a position in two ways: drafted and kept, "
-         "with probability "
+         "0, greedy decoding, is each token simply the likeliest, and every run the same). Exact "
+         "means the text is a draw from the same distribution as Nimbus-large's own. A token x "
+         "can come out of a position in two ways: drafted and kept, with probability "
          "**q(x)·min(1, p(x)/q(x)) = min(p(x), q(x))**, or drawn from r after a rejection.\n\n"
          "Both p and q sum to 1. Take away their shared part min(p, q), of mass β, and each has "
          "1 − β left: what q has left is the chance of a rejection; what p has left is the total "
          "of max(0, p − q), which is **Z**, so **Z = 1 − β**. The second way therefore has "
          "probability **(1 − β)·r(x) = Z · max(0, p(x) − q(x))/Z = max(0, p(x) − q(x))**, and "
-         "since min(p, q) + max(0, p − q) = p, the two add up to **p(x)** for every x. A correction on its own follows r, not p; "
-         "the token a position gives, whichever way it came, follows p.\n\n"
+         "since min(p, q) + max(0, p − q) = p, the two add up to **p(x)** for every x. A "
+         "correction on its own follows r, not p; the token a position gives, whichever way it "
+         "came, follows p.\n\n"
          "The same holds at every position, given the text before it, and a bonus token comes "
          "straight from p. The simulation below repeats this one position many times and compares "
          "the rule with two shortcuts that look harmless and are not. The first, accept every "
