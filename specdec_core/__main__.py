@@ -15,7 +15,8 @@ import os
 import sys
 
 from .catalog import DEFAULT_DRAFTER, TARGET_LAYERS, ModelFileError, drafter_names, validate_drafter_name
-from .checks import check_device_name, check_prompt_text, check_sampling, check_settings
+from .checks import (MOST_NEW_TOKENS, check_device_name, check_new_tokens, check_prompt_text, check_sampling,
+                     check_settings)
 from .inputs import (MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, read_prompts, read_text,
                      whole_number)
 
@@ -31,6 +32,7 @@ def _check(args) -> None:
     check_device_name(args.device)
     check_settings(args.max_new_tokens, getattr(args, "method", "speculative"), args.gamma,
                    stop_below=args.stop_below)
+    check_new_tokens(args.max_new_tokens)
     if hasattr(args, "prompt"):
         check_prompt_text(args.prompt)
 
@@ -172,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         ended = ("fewer where Nimbus-large ends the text" if name == "generate"
                  else "every side writes all of them: end-of-text is not drawn")
         p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96,
-                       help=f"tokens to write, {ended} (default: %(default)s)")
+                       help=f"tokens to write, at most {MOST_NEW_TOKENS:,}; {ended} (default: %(default)s)")
         p.add_argument("--stop-below", type=float, default=0.0, metavar="P",
                        help="end a draft early after a token the drafter gave less than P, in "
                             "the distribution it drew it from (its plain softmax when greedy; "

@@ -24,6 +24,7 @@ REINSTALL_COMMAND = ".venv/bin/python -m pip install --force-reinstall --no-deps
 DEFAULT_DRAFTER = "nimbus-mini"
 NIMBUS_MINI_NAMES = ("nimbus-mini", "nimbus-mini-early")
 TARGET_LAYERS, TARGET_VOCAB = 30, 49152  # Nimbus-large's decoder layers and vocabulary
+TARGET_CONTEXT = 8192  # Nimbus-large's context, in tokens (its max_position_embeddings)
 EARLY_EXIT = re.compile(r"^early-exit-([1-9]\d?)$")
 DRAFTER_CONFIG = "config.json"  # a trained drafter's folder under assets/ holds these two
 DRAFTER_WEIGHTS = "model.safetensors"

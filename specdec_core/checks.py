@@ -7,11 +7,15 @@ import math
 
 import numpy as np
 
+from .catalog import TARGET_CONTEXT
 from .inputs import MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, is_blank
 
 METHODS = ("speculative", "target")
 DEVICES = ("auto", "cpu", "cuda")  # or cuda:N
 EMPTY_PROMPT = "the prompt is empty: give the model some text to continue"
+# the most tokens Nimbus-large can write after a one-token prompt: the engine keeps room in its
+# context for a round's drafts and the token after them (engine.check_request)
+MOST_NEW_TOKENS = TARGET_CONTEXT - MAX_GAMMA - 2
 
 
 def is_real(x) -> bool:
@@ -48,6 +52,14 @@ def check_settings(max_new_tokens, method, gamma, noise=0.0, stop_below=0.0) -> 
     if not is_probability(stop_below):
         raise ValueError(f"stop_below (the draft's early-stop threshold) must lie in [0, 1]; "
                          f"got {stop_below!r}")
+
+
+def check_new_tokens(max_new_tokens) -> None:
+    """Refuse more new tokens than Nimbus-large's context can hold after any prompt (the engine
+    then checks the prompt and the tokens together, for any pair)."""
+    if is_whole(max_new_tokens) and max_new_tokens > MOST_NEW_TOKENS:
+        raise ValueError(f"max_new_tokens must be at most {MOST_NEW_TOKENS:,}: Nimbus-large's context "
+                         f"holds {TARGET_CONTEXT:,} tokens, prompt and drafts included; got {max_new_tokens}")
 
 
 def check_sampling(temperature, top_k, top_p) -> None:

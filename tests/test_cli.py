@@ -219,6 +219,8 @@ def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     ("specdec_core", ["generate", "--prompt", "Hi", "--temperature", "99"], 2),
     ("specdec_core", ["generate", "--prompt", "Hi", "--top-p", "0"], 2),
     ("specdec_core", ["generate", "--prompt", " "], 2),
+    ("specdec_core", ["generate", "--prompt", "Hi", "--max-new-tokens", "99999999999"], 2),
+    ("specdec_core", ["bench", "--max-new-tokens", "9000"], 2),
     ("specdec_core", ["bench", "--stop-below", "2"], 2),
     ("specdec_core", ["bench", "--drafter", "nimbus-huge"], 2),
     ("specdec_core", ["bench", "--prompts", "no-such-file.txt"], 2),
@@ -232,6 +234,22 @@ def test_help_and_refusals_come_before_torch_is_imported(module, args, code):
                "print('exit', code, 'torch' in sys.modules, file=sys.stderr)")
     run = python("-c", program)
     assert run.stderr.strip().splitlines()[-1] == f"exit {code} False", run.stderr
+
+
+def test_the_most_new_tokens_the_command_line_takes_is_what_the_engine_allows(pair):
+    """The command line refuses more new tokens than Nimbus-large's context holds before torch
+    loads, at the bound the engine itself draws after a one-token prompt."""
+    from specdec_core.catalog import TARGET_CONTEXT
+    from specdec_core.checks import MOST_NEW_TOKENS, check_new_tokens
+    from specdec_core.engine import check_request
+
+    assert pair.context_length == TARGET_CONTEXT
+    check_request(pair, [1], MOST_NEW_TOKENS, "speculative", MAX_GAMMA)
+    with pytest.raises(ValueError, match="more than the"):
+        check_request(pair, [1], MOST_NEW_TOKENS + 1, "speculative", MAX_GAMMA)
+    check_new_tokens(MOST_NEW_TOKENS)
+    with pytest.raises(ValueError, match=f"max_new_tokens must be at most {MOST_NEW_TOKENS:,}: "):
+        check_new_tokens(MOST_NEW_TOKENS + 1)
 
 
 def test_distill_train_asks_for_the_corpus_it_needs(tmp_path):
