@@ -36,8 +36,8 @@ def check_writable(cache: Path) -> None:
     if not usable:
         raise ModelFileError(f"The model cache {cache} cannot hold the converted target ({why}). "
                              "Point `NIMBUS_MODEL_CACHE` at a folder you can write (for example "
-                             "`export NIMBUS_MODEL_CACHE=$HOME/nimbus-models`) and start the app "
-                             f"again, or unset it to use {ROOT / '.models'}.")
+                             "`export NIMBUS_MODEL_CACHE=$HOME/nimbus-models`) and start the app or the "
+                             f"command again, or unset it to use {ROOT / '.models'}.")
 
 
 def save_whole(model, tokenizer, dest: Path) -> None:
