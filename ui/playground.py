@@ -16,7 +16,7 @@ from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
 from specdec_core.catalog import TARGET_VOCAB, drafter_label, drafter_names, drafter_vocabulary
-from specdec_core.quality import alpha_by_noise, drafter_quality, drafter_table
+from specdec_core.quality import alpha_by_noise, drafter_table
 from specdec_core.warping import Sampling
 
 from . import settings
@@ -75,8 +75,9 @@ def rung_label(drafter: str, alphas: dict[str, float]) -> str:
     return drafter_label(drafter) + ("" if alpha is None else f" (α {alpha:.2f})")
 
 
-def controls() -> None:
-    alphas = {row.drafter: row.alpha for row in drafter_table()}
+def controls(rows: list) -> None:
+    """The page's sliders and prompt; `rows`: the drafter table, whose α each rung shows."""
+    alphas = {row.drafter: row.alpha for row in rows}
     st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
                      drafter_names(), key="drafter", format_func=lambda name: rung_label(name, alphas),
                      help="Each step up the ladder has a higher measured acceptance rate α (table on "
@@ -199,14 +200,15 @@ TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here
 
 def render() -> None:
     settings.show_problems(settings.load_playground())
-    controls()
+    rows = drafter_table()  # read once a run, for the ladder, the notes and the chart
+    controls(rows)
     pair = get_pair(st.session_state.drafter)
     settings.save_playground()
     if is_blank(st.session_state.prompt):
         st.info("Type a prompt to continue.")
         return
     s = st.session_state
-    table = drafter_quality(s.drafter)  # read once a run, for the notes and the chart
+    table = next((row for row in rows if row.drafter == s.drafter), None)
     written, summary, redraw = written_text(pair.tokenizer.eos_token_id, table)
     alpha, notes, priced = chart_alpha(pair, written, summary, table)
     redraw(priced)
