@@ -2,6 +2,7 @@
 token's text as a label."""
 from __future__ import annotations
 
+import codecs
 import os
 import re
 
@@ -36,19 +37,37 @@ def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = 
     replacement character the text really holds is a character like any other.
     `done`: what this function returned for a shorter prefix of `ids`, so that a stream works
     out only its new tokens. Its pieces are kept up to the last that ends in a whole character:
-    a piece that is empty or holds a replacement character may have been half of one."""
+    a piece that is empty or holds a replacement character may have been half of one.
+    Where `ids` end inside a character (a stream between two passes, or a text whose token limit
+    fell inside one), the tokens that hold its first bytes have empty pieces: a half character
+    has nothing to show, where decoding would end the text in "�"."""
     start = min(len(done), len(ids))
     while start and (not done[start - 1] or REPLACEMENT in done[start - 1]):
         start -= 1
     pieces = list(done[:start])
     before = "".join(pieces)
     whole = tokenizer.decode(ids, skip_special_tokens=True)
+    if _ends_in_half_character(tokenizer, ids):
+        whole = whole.removesuffix(REPLACEMENT)
     for i in range(start, len(ids)):
         text = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
-        if i + 1 < len(ids) and not whole.startswith(text):  # ends in half a character
+        if not whole.startswith(text):  # ends in half a character
             pieces.append("")
             continue
         shared = len(os.path.commonprefix([before, text]))
         pieces.append(text[shared:])
         before = text
     return pieces
+
+
+def _ends_in_half_character(tokenizer, ids: list[int]) -> bool:
+    """Whether the last tokens' bytes stop inside a UTF-8 character (one is at most 4 bytes, so
+    the last 4 tokens hold all of it). A token that is not byte-level ends no character."""
+    try:
+        raw = b"".join(bytes(_BYTE_OF[char] for char in token)
+                       for token in tokenizer.convert_ids_to_tokens([int(t) for t in ids[-4:]]))
+    except (KeyError, TypeError):
+        return False
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder.decode(raw, final=False)
+    return bool(decoder.getstate()[0])  # the bytes it holds back, waiting for the rest

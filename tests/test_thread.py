@@ -29,6 +29,20 @@ def test_a_replacement_character_the_text_holds_stays_on_its_own_token(pair, ids
     assert token_pieces(pair.tokenizer, ids_of(pair, text)) == expected
 
 
+@pytest.mark.parametrize("text, cut, expected", [
+    ("ok 漢字", 3, ["ok", "", ""]),  # 漢 is three tokens: two of them, and no "�"
+    ("Hi 😀", 2, ["Hi", ""]),
+    ("a�😀", 4, ["a", "�", "", ""]),  # the text's own "�" stays
+])
+def test_a_text_cut_inside_a_character_ends_without_a_replacement_character(pair, ids_of, text, cut,
+                                                                             expected):
+    """A token limit may fall inside a character: its first bytes show as nothing, where
+    decoding ends the text in "�"."""
+    ids = ids_of(pair, text)[:cut]
+    assert pair.tokenizer.decode(ids).endswith("�")
+    assert token_pieces(pair.tokenizer, ids) == expected
+
+
 def test_a_token_that_holds_part_of_a_character_is_labelled_by_its_bytes(pair, ids_of):
     """Such tokens all decode to "�"; as labels, their bytes in hex tell them apart, and a
     token that is a whole character, or the replacement character itself, keeps its text."""
