@@ -17,8 +17,8 @@ import sys
 from .catalog import DEFAULT_DRAFTER, TARGET_LAYERS, ModelFileError, drafter_names, validate_drafter_name
 from .checks import (MOST_NEW_TOKENS, check_device_name, check_new_tokens, check_prompt_text, check_sampling,
                      check_settings)
-from .inputs import (MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, read_prompts, read_text,
-                     whole_number)
+from .inputs import (MAX_GAMMA, MAX_TEMPERATURE, MIN_TEMPERATURE, SCORE_MAX_TOKENS, number_argument, read_prompts,
+                     read_text, whole_argument, whole_number)
 
 DRAFTER_HELP = (f"one of {', '.join(drafter_names())}, or early-exit-K for K from 1 to {TARGET_LAYERS - 1} "
                 "(default: %(default)s)")
@@ -166,16 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("--drafter", default=DEFAULT_DRAFTER, help=DRAFTER_HELP)
         p.add_argument("--device", default="auto", help=DEVICE_HELP)
-        p.add_argument("--gamma", type=int, default=4,
+        p.add_argument("--gamma", type=whole_argument, default=4,
                        help=f"tokens the drafter proposes per round, 1 to {MAX_GAMMA} (default: %(default)s)")
-        p.add_argument("--temperature", type=float, default=1.0 if name == "generate" else 0.0,
+        p.add_argument("--temperature", type=number_argument, default=1.0 if name == "generate" else 0.0,
                        help=f"0 is greedy; else {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g} "
                             "(default: %(default)g)")
         ended = ("fewer where Nimbus-large ends the text" if name == "generate"
                  else "every side writes all of them: end-of-text is not drawn")
-        p.add_argument("--max-new-tokens", type=int, default=64 if name == "generate" else 96,
+        p.add_argument("--max-new-tokens", type=whole_argument, default=64 if name == "generate" else 96,
                        help=f"tokens to write, at most {MOST_NEW_TOKENS:,}; {ended} (default: %(default)s)")
-        p.add_argument("--stop-below", type=float, default=0.0, metavar="P",
+        p.add_argument("--stop-below", type=number_argument, default=0.0, metavar="P",
                        help="end a draft early after a token the drafter gave less than P, in "
                             "the distribution it drew it from (its plain softmax when greedy; "
                             "0, the default: always draft gamma tokens)")
@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--prompt", required=True, help="the text to continue")
     gen.add_argument("--method", default="speculative", choices=["speculative", "target"],
                      help="target: Nimbus-large alone, one pass per token (default: %(default)s)")
-    gen.add_argument("--top-k", type=int, default=0, help="0, the default, is off")
-    gen.add_argument("--top-p", type=float, default=1.0, help="1, the default, is off")
+    gen.add_argument("--top-k", type=whole_argument, default=0, help="0, the default, is off")
+    gen.add_argument("--top-p", type=number_argument, default=1.0, help="1, the default, is off")
     gen.add_argument("--seed", type=whole_number(0), default=0,
                      help="the same seed and settings write the same text (default: %(default)s)")
     gen.add_argument("--json", action="store_true", help="print text, ids, origins and stats")
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     qual.add_argument("--drafters", nargs="+", default=[DEFAULT_DRAFTER], metavar="NAME",
                       help=f"drafter names, or 'all' (default: {DEFAULT_DRAFTER})")
     qual.add_argument("--device", default="auto", help=DEVICE_HELP)
-    qual.add_argument("--max-tokens", type=int, default=SCORE_MAX_TOKENS,
+    qual.add_argument("--max-tokens", type=whole_argument, default=SCORE_MAX_TOKENS,
                       help="score at most this many tokens from the start of the text (default: %(default)s)")
     return ap
 

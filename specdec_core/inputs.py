@@ -60,13 +60,48 @@ def clip_prompt(text: str, limit: int) -> str:
     return cut.rstrip()
 
 
+# numbers as a person writes them: Python also reads other scripts' digits (٣ as 3), digits
+# grouped by underscores (0_3), a plus sign and blanks around, which a reader would not take
+# for the number then used
+_WHOLE = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+
+def read_whole(raw: str) -> int:
+    """A whole number written in ASCII digits, a minus sign at most; else a ValueError."""
+    if not _WHOLE.fullmatch(raw):
+        raise ValueError(f"{raw!r} is not a whole number")
+    return int(raw)
+
+
+def read_decimal(raw: str) -> float:
+    """A number written in ASCII digits, a point and an exponent at most; else a ValueError
+    (so "nan" and "inf" are refused too)."""
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(f"{raw!r} is not a number")
+    return float(raw)
+
+
+def whole_argument(raw: str) -> int:
+    """An argparse type: a whole number as `read_whole` reads it (its range is checked later)."""
+    try:
+        return read_whole(raw)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def number_argument(raw: str) -> float:
+    """An argparse type: a number as `read_decimal` reads it (its range is checked later)."""
+    try:
+        return read_decimal(raw)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def whole_number(lo: int, hi: int | None = None):
     """An argparse type: a whole number from `lo` (to `hi`), refused with a clear usage error."""
     def parse(raw: str) -> int:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
+        value = whole_argument(raw)
         if value < lo or (hi is not None and value > hi):
             span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
             raise argparse.ArgumentTypeError(f"{value} is out of range: give a whole number {span}")
@@ -85,10 +120,7 @@ def non_negative_number(raw: str) -> float:
 
 
 def _finite_number(raw: str, lo: float, above: bool) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
+    value = number_argument(raw)
     if not (math.isfinite(value) and (value > lo if above else value >= lo)):
         raise argparse.ArgumentTypeError(f"{raw} is out of range: give a number "
                                          f"{'above' if above else 'from'} {lo:g}{'' if above else ' up'}")

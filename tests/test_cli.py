@@ -202,6 +202,10 @@ def test_output_nobody_reads_is_not_an_error():
     (["generate", "--prompt", "Hi", "--seed", "-1"], "argument --seed: -1 is out of range: give a whole number at least 0"),
     (["bench", "--repeats", "0"], "argument --repeats: 0 is out of range: give a whole number at least 1"),
     (["bench", "--repeats", "two"], "argument --repeats: 'two' is not a whole number"),
+    (["generate", "--prompt", "Hi", "--gamma", "٣"], "argument --gamma: '٣' is not a whole number"),
+    (["bench", "--max-new-tokens", "9_6"], "argument --max-new-tokens: '9_6' is not a whole number"),
+    (["generate", "--prompt", "Hi", "--temperature", "nan"], "argument --temperature: 'nan' is not a number"),
+    (["generate", "--prompt", "Hi", "--top-p", "+0.5"], "argument --top-p: '+0.5' is not a number"),
 ])
 def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     empty_cache = tmp_path / "cache"  # a load would convert the target into it

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from lessons.style import visible
-from specdec_core.inputs import is_blank
+from specdec_core.inputs import is_blank, read_decimal, read_whole
 
 MAX_SEED = 2**31 - 1
 # {page: the links runs on it ended with, as frozensets of items, oldest first}
@@ -51,22 +51,9 @@ def _on_grid(value: float, lo: float, hi: float, step: float) -> bool:
     return lo <= value <= hi and abs(steps - round(steps)) < 1e-6
 
 
-# numbers as a link writes them: Python also reads other scripts' digits (٣ as 3), digits
-# grouped by underscores (0_3), a plus sign and spaces around, which a link's reader would not
-# take for the number the page then shows
-_WHOLE = re.compile(r"-?[0-9]+")
-_DECIMAL = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
-
-
-def _written(raw: str, number: re.Pattern) -> str:
-    if not number.fullmatch(raw):
-        raise ValueError
-    return raw
-
-
 def int_param(name: str, default: int, lo: int, hi: int, step: int = 1) -> Param:
     def parse(raw: str) -> int:
-        value = int(_written(raw, _WHOLE))
+        value = read_whole(raw)
         if not _on_grid(value, lo, hi, step):
             raise ValueError
         return value
@@ -78,7 +65,7 @@ def float_param(name: str, default: float, lo: float, hi: float, step: float) ->
     """A slider's number: a link may set only the values the slider itself can show, so that
     1e-300 or 0.123456 never reaches the models."""
     def parse(raw: str) -> float:
-        value = float(_written(raw, _DECIMAL))
+        value = read_decimal(raw)
         if not _on_grid(value, lo, hi, step):
             raise ValueError
         return round(lo + round((value - lo) / step) * step, 6)
@@ -97,7 +84,7 @@ def choice_param(name: str, default: str, options: Callable[[], list[str]]) -> P
 def int_choice_param(name: str, default: int, values: tuple[int, ...]) -> Param:
     """A whole number from a few offered, as a select slider offers them."""
     def parse(raw: str) -> int:
-        value = int(_written(raw, _WHOLE))
+        value = read_whole(raw)
         if value not in values:
             raise ValueError
         return value
