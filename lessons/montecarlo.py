@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specdec_core.sampling import acceptance_probability, output_distribution, residual_distribution
+from specdec_core.sampling import acceptance_probability, output_distribution, overlap, residual_distribution
 
 RULES = ("accept-or-correct", "accept every draft", "resample from p on reject")
 
@@ -104,3 +104,28 @@ def hidden_shortcuts(p, q, tokens, reach: float) -> dict[str, float]:
     almost always) agrees with the target one of them is nearly right."""
     exact = {rule: grouped_distance(exact_output(p, q, rule), p, tokens) for rule in RULES[1:]}
     return {rule: d for rule, d in exact.items() if d < reach}
+
+
+@dataclass(frozen=True)
+class ExactnessCheck:
+    """Step 5's figures at one position: each rule simulated `rounds` times, how far each lands
+    from p over the tokens shown and one bucket for the rest, the range chance alone gives,
+    the shortcuts that range hides, and each rule's exact distance over the whole vocabulary."""
+
+    rounds: int
+    freqs: dict[str, np.ndarray]  # {rule: how often each token came out}
+    distances: dict[str, float]  # {rule: its grouped distance to p}
+    chance: ChanceRange
+    hidden: dict[str, float]  # see `hidden_shortcuts`
+    exact: dict[str, float]  # {rule: its exact distance to p, token by token}
+    beta: float  # the overlap of p and q: what accepting every draft misses, as 1 - beta
+
+
+def check_exactness(p, q, tokens, rounds: int, seed: int) -> ExactnessCheck:
+    """Simulate every rule at this position and measure it as step 5 shows it."""
+    freqs = simulate_all(p, q, rounds, seed)
+    chance = chance_range(p, tokens, rounds, seed)
+    return ExactnessCheck(
+        rounds, freqs, {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}, chance,
+        hidden_shortcuts(p, q, tokens, chance.high),
+        {rule: total_variation(exact_output(p, q, rule), p) for rule in RULES}, float(overlap(p, q)))

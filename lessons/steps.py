@@ -256,7 +256,7 @@ def hidden_shortcut_note(hidden: dict[str, float], beta: float, draws: int,
             f"{'it' if one else 'them'} against the rule, which is exact at every β. {then}")
 
 
-def unlucky_rule_note(distance: float, draws: int, chance: ChanceRange, more_draws: bool = True) -> str:
+def unlucky_rule_note(distance: float, chance: ChanceRange, more_draws: bool = True) -> str:
     """Step 5's word where the exact rule's own simulated distance (`distance`) lands above the
     range chance gives 9 runs in 10, as 1 run in 20 does: said, so that the rule is not read as
     failing the test that shows it exact. Compared as shown, to three decimals: a distance

@@ -211,11 +211,12 @@ def iter_target(pair, prompt_ids, max_new_tokens, sampling, rng) -> Iterator[Chu
 @torch.inference_mode()
 def iter_speculative(pair, prompt_ids, max_new_tokens, sampling, rng, gamma,
                      noise=0.0, stop_below=0.0) -> Iterator[Chunk]:
-    """Speculative sampling: each round drafts up to `gamma` tokens and verifies
-    them in one pass. It drafts fewer when the draft stops early (see `propose`),
-    and at most one fewer than the tokens still to write, since a round that keeps
-    every draft adds a bonus token; but always at least one, so with one token left
-    the round's bonus token is dropped."""
+    """Speculative sampling: each round drafts up to `gamma` tokens, verifies them in
+    one pass and yields every token it adds (`stream` cuts the last round at the token
+    limit and stops at end-of-text). A round drafts fewer when the draft stops early
+    (see `propose`), and at most one fewer than the tokens still to write, since a round
+    that keeps every draft adds a bonus token; but always at least one, so with one token
+    left a round may add two, and `stream` keeps the first."""
     context = list(prompt_ids)
     target_cache, draft_cache = DynamicCache(), DynamicCache()
     produced = 0

@@ -75,11 +75,14 @@ def read_whole(raw: str) -> int:
 
 
 def read_decimal(raw: str) -> float:
-    """A number written in ASCII digits, a point and an exponent at most; else a ValueError
-    (so "nan" and "inf" are refused too)."""
+    """A finite number written in ASCII digits, a point and an exponent at most; else a
+    ValueError (so "nan", "inf" and 1e999 are refused too)."""
     if not _DECIMAL.fullmatch(raw):
         raise ValueError(f"{raw!r} is not a number")
-    return float(raw)
+    value = float(raw)
+    if not math.isfinite(value):
+        raise ValueError(f"{raw!r} is too large a number")
+    return value
 
 
 def whole_argument(raw: str) -> int:

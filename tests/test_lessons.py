@@ -833,17 +833,17 @@ def test_step_5_says_when_the_rule_lands_above_the_chance_range():
     """1 run in 20 of an exact rule lands above the 9-in-10 range: said, with the figures, and
     nothing said inside the range."""
     chance = montecarlo.ChanceRange(typical=0.006, low=0.003, high=0.012)
-    note = steps.unlucky_rule_note(0.013, 10_000, chance)
+    note = steps.unlucky_rule_note(0.013, chance)
     # at the slider's most draws, only another seed is left to try
-    most = steps.unlucky_rule_note(0.013, 100_000, chance, more_draws=False)
+    most = steps.unlucky_rule_note(0.013, chance, more_draws=False)
     assert "another seed usually brings it back inside, where" in most and "more draws" not in most
     assert note.startswith("This time accept-or-correct itself lands above that range (0.013 against "
                            "up to 0.012).") and "1 run in 20, at any number of draws" in note
     assert note.endswith("a wrong rule's error stays (and with more draws stands further out).")
-    assert steps.unlucky_rule_note(0.012, 10_000, chance) == ""
-    assert steps.unlucky_rule_note(0.001, 10_000, chance) == ""  # below the range is no failure
+    assert steps.unlucky_rule_note(0.012, chance) == ""
+    assert steps.unlucky_rule_note(0.001, chance) == ""  # below the range is no failure
     # above the range's top by less than the shown digits: at its edge, as the figures read
-    assert steps.unlucky_rule_note(chance.high + 0.0004, 10_000, chance) == ""
+    assert steps.unlucky_rule_note(chance.high + 0.0004, chance) == ""
 
 
 def test_the_chance_range_holds_nine_runs_in_ten():
@@ -869,6 +869,24 @@ def test_simulate_all_is_reproducible_and_checks_the_rule():
         np.testing.assert_array_equal(a[rule], b[rule])
     with pytest.raises(ValueError):
         montecarlo.simulate(P_MC, Q_MC, 10, np.random.default_rng(0), "accept if you like it")
+
+
+def test_step_5s_check_measures_each_rule_as_the_page_shows_it():
+    """Step 5's figures in one place: the rule is exact token by token, accepting every draft is
+    off by 1 - β and resampling from p by at most β(1 - β); the simulated distances are those of
+    the simulated frequencies, and at 100,000 draws only the exact rule lands within chance."""
+    shown = [0, 1, 2]
+    check = montecarlo.check_exactness(P_MC, Q_MC, shown, 100_000, seed=4)
+    beta = float(np.minimum(P_MC, Q_MC).sum())
+    assert check.beta == pytest.approx(beta) and check.rounds == 100_000
+    assert check.exact["accept-or-correct"] < 1e-12
+    assert check.exact["accept every draft"] == pytest.approx(1 - beta)
+    assert 0.05 < check.exact["resample from p on reject"] <= beta * (1 - beta) + 1e-12
+    for rule, freq in check.freqs.items():
+        assert check.distances[rule] == montecarlo.grouped_distance(freq, P_MC, shown)
+    assert check.distances["accept-or-correct"] < 3 * check.chance.high
+    assert min(d for rule, d in check.distances.items() if rule != "accept-or-correct") > 10 * check.chance.high
+    assert check.hidden == {}  # both shortcuts are far outside chance here
 
 
 def test_the_rules_are_simulated_from_the_same_random_numbers():

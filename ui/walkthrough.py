@@ -5,13 +5,11 @@ import numpy as np
 import streamlit as st
 
 from lessons import figures
-from lessons.montecarlo import (RULES, chance_range, exact_output, grouped_distance, hidden_shortcuts,
-                                simulate_all, total_variation)
+from lessons.montecarlo import RULES, ExactnessCheck, check_exactness
 from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, ModelFileError, default_drafter, drafter_label
-from specdec_core.sampling import overlap
 
 from . import class_link, focus, frame, keys, screen_reader, settings
 from .display import html_block, metric_row, plain_markdown, plain_text, show_chart
@@ -267,38 +265,41 @@ def _exactness(sc: Scenario) -> None:
                               format_func="{:,}".format,
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
-    freqs = simulate_all(p, q, rounds, sc.seed)
+    check = check_exactness(p, q, tokens, rounds, sc.seed)
     st.markdown("**Distance to p** is the total variation: half the sum of the gaps between how often "
                 "each token came out and its p, over the tokens shown and one bucket for all the "
                 "others. It is the share of draws that landed in the wrong place: at 0.1, a tenth of "
                 "the draws would have to move to other tokens to match p. The bucket hides "
                 "part of a wrong rule's error; the note under the distances gives each rule's "
                 "exact distance over the whole vocabulary.")
-    show_chart(figures.monte_carlo_chart(p, freqs, tokens, labels, rounds), "montecarlo")
-    chance = chance_range(p, tokens, rounds, sc.seed)
-    distances = {rule: grouped_distance(f, p, tokens) for rule, f in freqs.items()}
-    metric_row(*({"label": rule, "value": f"{d:.3f}"} for rule, d in distances.items()),
+    show_chart(figures.monte_carlo_chart(p, check.freqs, tokens, labels, rounds), "montecarlo")
+    _distances(check)
+    n = len(sc.record.tokens)
+    # a short label and only the number as the value: a metric cuts both off at its column's
+    # edge, which instructor mode on a phone reached
+    st.metric("Tokens per target pass", n,
+              help="In this round. Target-only decoding always gets exactly 1.")
+
+
+def _distances(check: ExactnessCheck) -> None:
+    """Step 5's distances, the range chance gives, the notes they call for, and the exact ones."""
+    chance, rounds = check.chance, check.rounds
+    metric_row(*({"label": rule, "value": f"{d:.3f}"} for rule, d in check.distances.items()),
                {"label": "chance alone, 9 runs in 10", "value": f"{chance.low:.3f}–{chance.high:.3f}",
                 "help": f"Even perfect samples of p land away from p: at {rounds:,} draws, "
                         f"{chance.typical:.3f} on average, and between {chance.low:.3f} and "
                         f"{chance.high:.3f} in 9 runs out of 10 (of {chance.runs} simulated). Any single "
                         "run, the rule's included, can land anywhere in that range."})
     more = rounds < max(settings.SIMULATED_DRAWS)  # the slider can go further
-    notes = (unlucky_rule_note(distances[RULES[0]], rounds, chance, more),
-             hidden_shortcut_note(hidden_shortcuts(p, q, tokens, chance.high), overlap(p, q), rounds, chance,
-                                  more))
+    notes = (unlucky_rule_note(check.distances[RULES[0]], chance, more),
+             hidden_shortcut_note(check.hidden, check.beta, rounds, chance, more))
     for note in filter(None, notes):
         st.info(plain_markdown(note), icon=":material/info:")
-    exact = ", ".join(f"{rule} {total_variation(exact_output(p, q, rule), p):.3f}" for rule in freqs)
+    exact = ", ".join(f"{rule} {d:.3f}" for rule, d in check.exact.items())
     st.caption(f"Lumping every token not shown into one bucket keeps chance small at this many draws, "
                f"but hides part of a rule's error. Worked out exactly, token by token over the whole "
                f"vocabulary, each rule is this far from p: {exact} (accept every draft is off by 1 − β, "
-               f"with β = {overlap(p, q):.3f} at this position).")
-    n = len(sc.record.tokens)
-    # a short label and only the number as the value: a metric cuts both off at its column's
-    # edge, which instructor mode on a phone reached
-    st.metric("Tokens per target pass", n,
-              help="In this round. Target-only decoding always gets exactly 1.")
+               f"with β = {check.beta:.3f} at this position).")
 
 
 def render() -> None:

@@ -119,7 +119,7 @@ def main(argv=None) -> None:
         return
     from .train import train_and_save
 
-    train_and_save(target, tokenizer, train_paths, val_paths, args)
+    train_and_save(target, train_paths, val_paths, args)
 
 
 if __name__ == "__main__":

@@ -64,13 +64,14 @@ def generate_batch(target, prompts: list[list[int]], new_tokens: int, seed: int,
     (generated (B, G), top_ids (B, G, K), top_p (B, G, K))."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
-    torch.manual_seed(seed)  # generate() draws from torch's global generator
     ids, mask = left_padded(prompts, pad)
     processors = LogitsProcessorList([ArgmaxAfter(ids.shape[1], GREEDY_AFTER)] if mode == "greedy" else [])
-    out = target.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=1.0,
-                          top_k=0, top_p=1.0, max_new_tokens=new_tokens, output_logits=True,
-                          return_dict_in_generate=True, pad_token_id=pad,
-                          logits_processor=processors)
+    with torch.random.fork_rng():  # generate() draws from torch's global generator: seed a copy
+        torch.manual_seed(seed)
+        out = target.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=1.0,
+                              top_k=0, top_p=1.0, max_new_tokens=new_tokens, output_logits=True,
+                              return_dict_in_generate=True, pad_token_id=pad,
+                              logits_processor=processors)
     return (out.sequences[:, ids.shape[1]:], *top_k(torch.stack(out.logits, 1)))
 
 

@@ -116,7 +116,7 @@ def train(target, train_shards, *, layers, vocab, epochs, lr, tv_weight, seed,
     return mini.eval(), history
 
 
-def train_and_save(target, tokenizer, train_paths, val_paths, args) -> None:
+def train_and_save(target, train_paths, val_paths, args) -> None:
     train_shards, val_shards = load_corpus(train_paths), load_corpus(val_paths)
     tokens = int(sum((s["top_p"][..., 0] > 0).sum() for s in train_shards))
     recipe = {"layers": args.layers, "vocab": args.vocab, "epochs": args.epochs, "lr": args.lr,
