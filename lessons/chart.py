@@ -49,6 +49,19 @@ def target_alone_line(fig: go.Figure) -> go.Figure:
 Y_TITLE = "tokens per pass<br>or speed-up (×)"
 
 
+# the closed forms' lines, alike on every chart against γ: a measured line is solid, a closed
+# form dotted where a check costs one step and dashed at the measured cost of checking
+TOKENS_CLOSED_FORM = "tokens per pass, closed form"
+ONE_STEP_CHECK = "speed-up, closed form:<br>a check costs one step"
+MEASURED_CHECK = "speed-up, closed form:<br>measured verify cost"
+CLOSED_FORM_DASHES = {TOKENS_CLOSED_FORM: "dot", ONE_STEP_CHECK: "dot", MEASURED_CHECK: "dash"}
+
+
+def add_closed_form(fig: go.Figure, gammas: list[int], values: list[float], name: str, color: str) -> None:
+    """One closed form's line against γ, dashed as its name says (CLOSED_FORM_DASHES)."""
+    fig.add_scatter(x=gammas, y=values, name=name, line={"color": color, "dash": CLOSED_FORM_DASHES[name]})
+
+
 def gamma_axes(fig: go.Figure) -> go.Figure:
     """The axes of tokens per pass and speed-up against γ, with the target-alone line at 1×."""
     target_alone_line(fig)

@@ -139,6 +139,9 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
 
 # what another seed moves one short text's figures by at Nimbus-mini's α, in tokens per pass
 SEED_SPREAD = 0.2
+# and α on Nimbus-large's own 48-token text from the lesson's sentence, at temperature 1: over
+# seeds 0 to 19 its standard deviation was 0.09, from 0.23 to 0.61
+SEED_ALPHA_SPREAD = "often by a tenth"
 
 
 def gamma_gain_clause(alpha: float) -> str:
@@ -160,10 +163,13 @@ def seed_spread_note(alpha: float, temperature: float, noise: float, seeds_at: s
                 "the trend.")
     text = ("The measured figures count one short text, and another seed moves them"
             f"{gamma_gain_clause(alpha)}.")
-    if temperature > 0:
-        text += (" A new γ also changes which random number each draw uses, so the text itself "
-                 "changes: compare γ values by the chart, not by one text.")
-    return text + f" The closed form shows the trend; try a few seeds ({seeds_at}) to see the spread."
+    if temperature == 0:  # the chart's text is Nimbus-large's greedy one, whatever the seed
+        return text + f" The closed form shows the trend; try a few seeds ({seeds_at}) to see the spread."
+    return text + (" A new γ also changes which random number each draw uses, so the text itself "
+                   "changes: compare γ values by the chart, not by one text. The chart keeps one text "
+                   "of Nimbus-large's while the drafter, noise and γ move, so it shows what each of them "
+                   f"does; another seed gives it another text, and its α moves too, {SEED_ALPHA_SPREAD}: "
+                   f"try a few seeds ({seeds_at}) to see the spread of both.")
 
 
 # the run's measured α and the fixed text's this far apart are worth a sentence of their own
@@ -185,8 +191,11 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
     # at temperature 0 with no noise nothing is drawn: the run wrote this very text (unless
     # rounding tipped a near-tie), and its figure differs by the positions it never checked
     drawn = not greedy or bool(noise)
-    if drawn:
+    if not greedy:
         run = "also moves with the luck of each new text"
+    elif noise:
+        run = ("also moves with the luck of the noisy draft's guesses, though at temperature 0 the "
+               "text itself is Nimbus-large's own")
     elif same_text:
         run = ("comes from this same text, but counts only the positions where a draft was checked, "
                "not those filled by a round's bonus token, for which nothing was drafted")
@@ -195,9 +204,13 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
                "(see below), and counts only the positions where a draft was checked")
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
-            "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone; the "
-            f"α of this run, above, {run}.")
-    if round(alpha, 2) > round(plain, 2):
+            "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone"
+            f"{'' if greedy else f' while the seed stays (another seed gives another text, and this α moves with it, {SEED_ALPHA_SPREAD})'}"
+            f"; the α of this run, above, {run}.")
+    if noise >= 1:
+        note += (" At noise 1 q is the uniform distribution whatever the drafter: every step of the "
+                 "ladder guesses alike here, with this same α, and only its cost c differs.")
+    elif round(alpha, 2) > round(plain, 2):
         reach = (f" (its output layer covers {head:,} of the {vocabulary:,} tokens)"
                  if head < vocabulary else "")
         note += (f" Here noise raises α: at these settings p spreads over many tokens that {drafter} "

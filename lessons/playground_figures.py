@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 
 from specdec_core.sampling import GAMMAS, expected_speedup, expected_tokens_per_round, tokens_per_round_bound
 
-from .chart import Chart, base_layout, gamma_axes
+from .chart import (MEASURED_CHECK, ONE_STEP_CHECK, TOKENS_CLOSED_FORM, Chart, add_closed_form, base_layout,
+                    gamma_axes)
 from .style import CHART_TEXT, OVERLAP_COLOR, P_COLOR, U_COLOR
 
 
@@ -21,11 +22,12 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     here = [expected_speedup(alpha, k, cost, verify[k]) for k in g] if verify and \
         all(k in verify for k in g) else None
     fig = go.Figure()
-    fig.add_scatter(x=g, y=tokens, name="tokens per pass, closed form", line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=speed, name="speed-up if a check cost one step",
-                    line={"color": OVERLAP_COLOR, "dash": "dash"})
+    # every line here is a closed form: drawn as the So what page draws the same ones beside
+    # its measured lines
+    add_closed_form(fig, g, tokens, TOKENS_CLOSED_FORM, P_COLOR)
+    add_closed_form(fig, g, speed, ONE_STEP_CHECK, OVERLAP_COLOR)
     if here:
-        fig.add_scatter(x=g, y=here, name="speed-up at the measured costs", line={"color": OVERLAP_COLOR})
+        add_closed_form(fig, g, here, MEASURED_CHECK, OVERLAP_COLOR)
     shown = here or speed
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",

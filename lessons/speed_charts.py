@@ -5,7 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .chart import Chart, base_layout, gamma_axes, target_alone_line
+from .chart import (MEASURED_CHECK, ONE_STEP_CHECK, TOKENS_CLOSED_FORM, Chart, add_closed_form, base_layout,
+                    gamma_axes, target_alone_line)
 from .speed_story import early_stop_text
 from .style import OVERLAP_COLOR, P_COLOR, Q_COLOR
 
@@ -34,17 +35,13 @@ def sweep_chart(sweep: dict) -> Chart:
     fig = go.Figure()  # the longer names on two lines, which a phone's legend has room for
     fig.add_scatter(x=g, y=[r["tokens_per_pass"] for r in rows], name="tokens per target pass, measured",
                     line={"color": P_COLOR})
-    fig.add_scatter(x=g, y=[r["tokens_per_pass_closed_form"] for r in rows], name="tokens per pass, closed form",
-                    line={"color": P_COLOR, "dash": "dot"})
+    add_closed_form(fig, g, [r["tokens_per_pass_closed_form"] for r in rows], TOKENS_CLOSED_FORM, P_COLOR)
     fig.add_scatter(x=g, y=[r["speedup"] for r in rows], name="speed-up, measured",
                     line={"color": OVERLAP_COLOR})
-    fig.add_scatter(x=g, y=[r["speedup_closed_form"] for r in rows],
-                    name="speed-up, closed form:<br>a check costs one step",
-                    line={"color": OVERLAP_COLOR, "dash": "dot"})
+    add_closed_form(fig, g, [r["speedup_closed_form"] for r in rows], ONE_STEP_CHECK, OVERLAP_COLOR)
     if "speedup_closed_form_measured_verify" in rows[0]:
-        fig.add_scatter(x=g, y=[r["speedup_closed_form_measured_verify"] for r in rows],
-                        name="speed-up, closed form:<br>measured verify cost",
-                        line={"color": OVERLAP_COLOR, "dash": "dash"})
+        add_closed_form(fig, g, [r["speedup_closed_form_measured_verify"] for r in rows], MEASURED_CHECK,
+                        OVERLAP_COLOR)
     gamma_axes(fig)
     fig = base_layout(fig, f"γ sweep, one run: {sweep['drafter']}, α = {sweep['alpha']:.2f}, "
                        f"c = {sweep['cost_ratio']:.2f}", 460)

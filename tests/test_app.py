@@ -1098,10 +1098,11 @@ def test_playground_says_when_a_draft_cost_is_assumed(monkeypatch):
         at = page("playground")
         no_exception(at)
         captions[name] = " ".join(c.value for c in at.caption)
-    assert f"step ({row.cost_ratio:.2f}) comes from the drafter table on the So what page, and the cost of " \
-           "the pass that checks γ drafts comes from its γ sweep." in captions["measured"]
+    assert "speed-up = tokens per pass ÷ (γ c + v)" in captions["measured"]
+    assert f"The cost c of a draft step comes from the drafter table on the So what page ({row.cost_ratio:.2f}), " \
+           "and the cost v of the pass that checks γ drafts comes from its γ sweep." in captions["measured"]
     assert f"is taken as 0.10, as the drafter table on the So what page has not measured " \
-           f"{default_drafter()}; and the cost of the pass" in captions["unmeasured"]
+           f"{default_drafter()}; and the cost v of the pass" in captions["unmeasured"]
     assert "comes from the drafter table" not in captions["unmeasured"]
 
 
@@ -1141,9 +1142,11 @@ def test_playground_draft_quality_slider_changes_the_drafter():
     at.switch_page("pages/playground.py").run()
     no_exception(at)
     (quality,) = [w for w in at.select_slider if w.key == "drafter"]
-    # each rung names its drafter with the drafter table's α, poorest first
-    alphas = {row.drafter: row.alpha for row in drafter_table()}
-    assert list(quality.options) == [f"{drafter_label(n)} (α {alphas[n]:.2f})" for n in drafter_names()]
+    # each rung names its drafter with the drafter table's α and c, poorest first
+    rows = {row.drafter: row for row in drafter_table()}
+    alphas = {name: row.alpha for name, row in rows.items()}
+    assert list(quality.options) == [f"{drafter_label(n)} (α {rows[n].alpha:.2f}, c {rows[n].cost_ratio:.2f})"
+                                     for n in drafter_names()]
     assert sorted(alphas[n] for n in drafter_names()) == [alphas[n] for n in drafter_names()]
     assert not at.sidebar.selectbox
     best = float(at.metric[0].value)

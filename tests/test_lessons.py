@@ -18,6 +18,7 @@ from lessons import (code_lesson, figures, montecarlo, playground, playground_fi
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
+from lessons import chart as chart_parts
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
 from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, visible
@@ -575,8 +576,12 @@ def test_the_seed_advice_holds_only_where_a_seed_draws_something():
     noisy = playground.seed_spread_note(0.43, 0.0, 0.3, "in the sidebar")
     assert "another seed moves them, by more than" in noisy and "try a few seeds (in the sidebar)" in noisy
     assert "the text itself changes" not in noisy  # at temperature 0 the text is Nimbus-large's own
+    assert "another text" not in noisy  # at temperature 0 the chart's text is the same for every seed
     sampled = playground.seed_spread_note(0.11, 1.0, 0.0, "in the sidebar")
     assert "another seed moves them." in sampled and "the text itself changes" in sampled
+    # above temperature 0 the chart's own text is drawn too: its α moves with the seed
+    assert sampled.endswith("another seed gives it another text, and its α moves too, often by a tenth: "
+                            "try a few seeds (in the sidebar) to see the spread of both.")
 
 
 def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
@@ -698,7 +703,7 @@ def test_speedup_and_position_charts():
     # a checking pass that costs more as γ grows moves the peak to a smaller γ
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
     chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
-    assert [t.name for t in chart.figure.data][-2:] == ["speed-up at the measured costs", "your γ"]
+    assert [t.name for t in chart.figure.data][-2:] == [chart_parts.MEASURED_CHECK, "your γ"]
     here = [r[playground_figures.MEASURED] for r in chart.rows]
     assert here[3] == pytest.approx(expected_speedup(0.8, 4, 0.1, 1.9), abs=1e-3)
     assert chart.figure.data[-1].y[0] == pytest.approx(here[3], abs=1e-3)
@@ -1291,19 +1296,30 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     assert "one text of 48 tokens" in plain and "noise raises" not in plain
     noisy = steady_alpha_note(0.32, 0.45, 0.5, "Nimbus-mini", 8192, 49152, 48)
     assert "0.32 at noise 0.5 (0.45 without noise)" in noisy and "noise raises" not in noisy
-    raised = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
+    raised = steady_alpha_note(0.49, 0.37, 0.9, "Nimbus-mini", 8192, 49152, 48)
     assert "Here noise raises α" in raised and "(its output layer covers 8,192 of the 49,152 tokens)" in raised
-    assert "output layer" not in steady_alpha_note(0.2, 0.1, 1.0, "early-exit-4", 49152, 49152, 48)
+    assert "output layer" not in steady_alpha_note(0.2, 0.1, 0.9, "early-exit-4", 49152, 49152, 48)
+    # at full noise every drafter is the same uniform guesser: said, not explained by its head
+    uniform = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
+    assert "At noise 1 q is the uniform distribution whatever the drafter" in uniform
+    assert "output layer" not in uniform and "noise raises" not in uniform
     # a poor drafter's α as shown, with and without noise: the slider did something, and says so
     level = steady_alpha_note(0.112, 0.108, 0.5, "early-exit-4", 49152, 49152, 48)
     assert "Here noise hardly moves α" in level and "noise raises" not in level
     assert "hardly moves" not in plain and "hardly moves" not in noisy and "hardly moves" not in raised
     # a drafter that never agrees (α 0 as shown): nothing for the blend to take, nothing said
     assert "hardly moves" not in steady_alpha_note(0.001, 0.0, 0.5, "early-exit-4", 49152, 49152, 48)
-    # the run wrote this very text (temperature 0, no noise): no luck, only positions not checked
+    # sampled: the run's text and the chart's both move with the seed
     assert "also moves with the luck of each new text" in plain
+    assert "alone while the seed stays (another seed gives another text, and this α moves with it" in plain
+    # the run wrote this very text (temperature 0, no noise): no luck, only positions not checked
     same = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, True, True)
     assert "luck" not in same and "comes from this same text, but counts only the positions" in same
+    assert "seed stays" not in same  # at temperature 0 every seed's text is the same
+    # noise at temperature 0: the guesses are drawn, the text is not
+    guessed = steady_alpha_note(0.3, 0.56, 0.5, "Nimbus-mini", 8192, 49152, 48, 0.3, 46, True, True)
+    assert "luck of the noisy draft's guesses, though at temperature 0 the text itself" in guessed
+    assert "new text" not in guessed
     # rounding tipped a near-tie: another text, still nothing drawn
     tipped = steady_alpha_note(0.56, 0.56, 0.0, "Nimbus-mini", 8192, 49152, 48, 0.54, 46, False, True)
     assert "luck" not in tipped and "where rounding tipped a near-tie" in tipped
@@ -1455,6 +1471,21 @@ def test_the_saved_charts_table_views_name_their_columns_in_words():
         assert "γ" in names and not any("_" in name for name in names), names
     assert {"tokens per pass, closed form", "speed-up, measured"} <= set(sweep.rows[0])
     assert {"early stop below", "modelled speed-up"} <= set(stops.rows[0])
+
+
+def test_a_closed_form_is_drawn_alike_on_the_playground_and_so_what():
+    """A reader who learns on So what that solid is measured and dotted or dashed a closed form
+    reads the playground's chart, where every line is a closed form, the same way."""
+    sweep = speed_charts.sweep_chart(speed_story.load("gamma_sweep.json")).figure
+    verify = {k: 1.0 + 0.1 * k for k in range(1, 9)}
+    play = playground_figures.speedup_chart(0.45, 0.09, 4, verify=verify).figure
+    lines = {t.name: t.line.dash or "solid" for t in sweep.data}
+    assert lines["speed-up, measured"] == "solid" and lines["tokens per target pass, measured"] == "solid"
+    drawn = [t for t in play.data if t.mode != "markers"]
+    assert [t.name for t in drawn] == [chart_parts.TOKENS_CLOSED_FORM, chart_parts.ONE_STEP_CHECK,
+                                      chart_parts.MEASURED_CHECK]
+    for t in drawn:
+        assert t.line.dash == lines[t.name] != "solid", t.name
 
 
 def test_a_tapped_value_reads_as_the_page_writes_numbers():
@@ -1682,8 +1713,8 @@ def test_playground_charts_draw_their_tables():
     verify = {k: 1.0 + 0.3 * (k - 1) for k in range(1, 9)}
     chart = playground_figures.speedup_chart(0.8, 0.1, 4, verify=verify)
     drawn = {t.name: list(t.y) for t in chart.figure.data}
-    assert drawn["tokens per pass, closed form"] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
-    assert drawn["speed-up if a check cost one step"] == pytest.approx(
+    assert drawn[chart_parts.TOKENS_CLOSED_FORM] == pytest.approx([r["tokens per pass"] for r in chart.rows], abs=1e-3)
+    assert drawn[chart_parts.ONE_STEP_CHECK] == pytest.approx(
         [r["speed-up, check = 1 step"] for r in chart.rows], abs=1e-3)
     rates = [0.58, 0.5, 0.14, 0.0]
     assert list(playground_figures.position_chart(rates, [26, 14, 7, 1]).figure.data[0].y) == rates

@@ -69,19 +69,23 @@ def steady_alphas(drafter, prompt, temperature, top_p, seed) -> dict[float, floa
     return dict(zip(noises.tolist(), alphas.tolist()))
 
 
-def rung_label(drafter: str, alphas: dict[str, float]) -> str:
-    """A step of the draft-quality ladder, with the drafter table's α where it was measured."""
-    alpha = alphas.get(drafter)
-    return drafter_label(drafter) + ("" if alpha is None else f" (α {alpha:.2f})")
+def rung_label(drafter: str, rows: dict) -> str:
+    """A step of the draft-quality ladder, with the drafter table's α and c where they were
+    measured (`rows`: the table's rows by drafter)."""
+    row = rows.get(drafter)
+    return drafter_label(drafter) + ("" if row is None else f" (α {row.alpha:.2f}, c {row.cost_ratio:.2f})")
 
 
 def controls(rows: list) -> None:
-    """The page's sliders and prompt; `rows`: the drafter table, whose α each rung shows."""
-    alphas = {row.drafter: row.alpha for row in rows}
+    """The page's sliders and prompt; `rows`: the drafter table, whose α and c each rung shows."""
+    by_drafter = {row.drafter: row for row in rows}
     st.select_slider("Draft quality: from the target's early exit up to Nimbus-mini",
-                     drafter_names(), key="drafter", format_func=lambda name: rung_label(name, alphas),
-                     help="Each step up the ladder has a higher measured acceptance rate α (table on "
-                     f"the So what page). {settings.DRAFTERS_NAMED}")
+                     drafter_names(), key="drafter", format_func=lambda name: rung_label(name, by_drafter),
+                     help="Each step up the ladder has a higher measured acceptance rate α; c is what "
+                     "one of its draft steps costs, in steps of Nimbus-large (both from the table on the "
+                     "So what page). A higher α pays only where c stays small: early-exit-12 keeps more "
+                     "drafts than early-exit-4, but its 12 layers cost about half a target step, so it "
+                     f"is slower. {settings.DRAFTERS_NAMED}")
     # the draft's side on the left, the sampling on the right; a row at a time, each slider at
     # its row's foot, so that a label wrapped in instructor mode's large type moves no slider
     c1, c2 = st.columns(2, vertical_alignment="bottom")
@@ -189,7 +193,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
 # what the metric beside "α, this run" holds
 OWN_ALPHA_HELP = ("Both models scored the one text Nimbus-large writes alone from this prompt, at this "
                   "temperature, top-p and seed, with the draft noise blended into q: this α moves with "
-                  "the drafter and the noise alone, where this run's counts only the positions it "
+                  "the drafter and the noise (and, above temperature 0, with the seed, which draws that "
+                  "text), where this run's counts only the positions it "
                   "checked and, above temperature 0 or with noise, moves with the luck of its own "
                   "draws. The speed-up chart below is priced at it.")
 TABLE_ALPHA_HELP = ("Nimbus-large ends its own text after only a few tokens here, too few to measure α "
@@ -226,7 +231,7 @@ def render() -> None:
                                                     verify=saved_verify_costs()), "speedup")
     count = written.stats.new_tokens
     ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
-    source = (f"({cost:.2f}) comes from the drafter table on the So what page, and" if measured is not None
+    source = (f"comes from the drafter table on the So what page ({cost:.2f}), and" if measured is not None
               else f"is taken as {cost:.2f}, as the drafter table on the So what page has not measured "
                    f"{s.drafter}; and")
     bonus = short_bonus_note(list(written.rounds), s.gamma, PLAY_TOKENS, count)
@@ -235,8 +240,9 @@ def render() -> None:
     # three paragraphs: this text's figures, where the chart's costs come from, how far to trust it
     st.caption(f"{counted(summary.rounds, 'round')} to write {counted(count, 'token')}{ended}{bonus}."
                f"{short}{ceiling}\n\n"
-               f"The cost of a draft step relative to a target step {source} the cost of the pass that "
-               "checks γ drafts comes from its γ sweep.\n\n"
+               "The chart prices a round at γ draft steps and one pass that checks them, both in "
+               "target steps: speed-up = tokens per pass ÷ (γ c + v). The cost c of a draft step "
+               f"{source} the cost v of the pass that checks γ drafts comes from its γ sweep.\n\n"
                f"{seed_spread_note(alpha, s.temperature, s.noise, settings.in_the_sidebar())}"
                # at 0 only a near tie could tip elsewhere, as the note on the same text says
                + (f" {OTHER_MACHINES}" if s.temperature > 0 else ""))
