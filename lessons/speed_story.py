@@ -94,8 +94,10 @@ def sampled_as_table(temperature: float, top_p: float) -> bool:
     return temperature == 1 and top_p == 1
 
 
-# the name of the drafter table's column that gives expected_best
-SWEPT = "with the sweep's v"
+# the names of the drafter table's columns: expected_best, which the playground and the race
+# use, first; then the closed form at the table run's own v, which can time a check below one step
+SWEPT = "expected speed-up"
+OWN_V = "at the table's own v"
 
 
 def expected_best(row, verify: dict[int, float] | None = None) -> tuple[int, float]:

@@ -1037,9 +1037,15 @@ def test_so_what_page_runs():
     swept = lessons.speed_story.SWEPT
     best = {r.drafter: lessons.speed_story.expected_best(r) for r in drafter_table()}
     assert dict(zip(family["drafter"], family[swept])) == {d: round(x, 2) for d, (_, x) in best.items()}
-    # its own best γ only where one differs from the table's
+    assert dict(zip(family["drafter"], family["best γ"])) == {d: g for d, (g, _) in best.items()}
+    # then the speed-up at the table run's own v, which can flatter, and its best γ only where
+    # one differs from the sweep's
+    own = lessons.speed_story.OWN_V
+    assert dict(zip(family["drafter"], family[own])) == {r.drafter: round(r.expected_speedup, 2)
+                                                          for r in drafter_table()}
+    assert list(family.columns).index(own) > list(family.columns).index(swept)
     differ = any(g != r.best_gamma for r in drafter_table() for g in [best[r.drafter][0]])
-    assert (f"best γ, {swept}" in family.columns) == differ
+    assert (f"best γ, {own}" in family.columns) == differ
     # what α allows, for the drafter with the highest α, in the table's own figures
     top = max(drafter_table(), key=lambda r: r.alpha)
     ceiling = lessons.speed_story.ceiling_text(top.alpha, top.cost_ratio, top.drafter)

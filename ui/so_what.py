@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.speed_charts import early_stop_chart, sweep_chart
-from lessons.speed_story import (SWEPT, ceiling_text, expected_best, figures, load, repeats_text, run_numbers,
+from lessons.speed_story import (OWN_V, SWEPT, ceiling_text, expected_best, figures, load, repeats_text, run_numbers,
                                  saved_verify_costs, speed_setting, table_reading, verify_cost_note)
 from lessons.wording import ROUNDING_TIE
 from specdec_core.catalog import default_drafter
@@ -67,14 +67,15 @@ def speed_table() -> bool:
     return True
 
 
-def _swept_columns(table) -> list[dict]:
-    """Per row, the expected speed-up with the check priced at the γ sweep's costs; and the γ
-    that speed-up is reached at, should it differ from a row's own best γ in any row."""
+def _speedup_columns(table) -> list[dict]:
+    """Per row, the expected speed-up with the check priced at the γ sweep's costs and its best
+    γ; then the same at the table run's own v, with that best γ too should it differ in any row."""
     verify = saved_verify_costs()  # read once for every row
     best = [expected_best(r, verify) for r in table]
     same = all(gamma == r.best_gamma for (gamma, _), r in zip(best, table))
-    return [{SWEPT: speedup} if same else {SWEPT: speedup, f"best γ, {SWEPT}": gamma}
-            for gamma, speedup in best]
+    return [{SWEPT: speedup, "best γ": gamma, OWN_V: r.expected_speedup,
+             **({} if same else {f"best γ, {OWN_V}": r.best_gamma})}
+            for (gamma, speedup), r in zip(best, table)]
 
 
 def drafter_family() -> bool:
@@ -85,18 +86,21 @@ def drafter_family() -> bool:
     st.header("The drafter family", anchor=False)
     # what a drafter is worth next to its name, where a phone's width still shows it: α, then
     # the speed-up it buys; the costs behind that speed-up after them
-    number_table([{"drafter": r.drafter, "α": r.alpha, "expected speed-up": r.expected_speedup,
-                   "best γ": r.best_gamma, **swept, "c": r.cost_ratio, "v at best γ": r.verify_cost,
-                   "greedy agreement": r.greedy_agreement}
-                  for r, swept in zip(table, _swept_columns(table))],
-                 formats={"α": "%.3f", "expected speed-up": "%.2fx", SWEPT: "%.2fx", "c": "%.3f",
-                          "v at best γ": "%.2f", "greedy agreement": "%.3f"},
+    number_table([{"drafter": r.drafter, "α": r.alpha, **speedups, "c": r.cost_ratio,
+                   "table's v": r.verify_cost, "greedy agreement": r.greedy_agreement}
+                  for r, speedups in zip(table, _speedup_columns(table))],
+                 formats={"α": "%.3f", SWEPT: "%.2fx", OWN_V: "%.2fx", "c": "%.3f",
+                          "table's v": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",
-                        "expected speed-up": "From the closed form at the best γ, with this row's c and v",
-                        SWEPT: "The same closed form with the check priced at the γ sweep's measured v "
-                               "(the chart below), as the playground and the race price it",
+                        SWEPT: "From the closed form at the best γ, with this row's c and the check "
+                               "priced at the γ sweep's measured v (the chart below), as the "
+                               "playground and the race price it",
+                        OWN_V: "The same closed form with the v this table's own run timed, at its own "
+                               "best γ",
                         "c": "One draft step's cost, in target steps",
-                        "v at best γ": "The pass that checks the best γ's drafts, in single target steps",
+                        "best γ": "The γ at which the expected speed-up is largest",
+                        "table's v": "What the pass that checks γ drafts cost in this table's own run, "
+                                     "at the γ best for that v, in single target steps",
                         "greedy agreement": "How often argmax q = argmax p on Nimbus-large's greedy text"})
     best = max(table, key=lambda r: r.alpha)
     drafter, alpha = best.drafter, best.alpha
@@ -108,7 +112,7 @@ def drafter_family() -> bool:
                "runs, quote other values."
                + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
                   "than a pass over one (a CPU's matrix product for one row can be the slower one). "
-                  "That makes checking look free and flatters the expected speed-up; "
+                  f"That makes checking look free and flatters the speed-up “{OWN_V}”; "
                   f"“{SWEPT}” prices checking as the γ sweep below measured it, above one step, and "
                   "gives the soberer figure." if flattered else "")
                + " From benchmarks/drafters.py.")
