@@ -9,7 +9,6 @@ frame.begin("Race", "The same prompt, written by Nimbus-large alone and by the s
             f"them {race.SLOW_MOTION} times slower). The two sides take "
             "turns on this one machine, and each is timed on its own clock, as if it ran alone. Early "
             "stop, a setting the walkthrough does not use, ends a round's draft where the drafter is "
-            "unsure of its token; the So what page measures what that buys.",
-            typing=True)
+            "unsure of its token; the So what page measures what that buys.")
 race.render()
 frame.end(__file__)

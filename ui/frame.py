@@ -24,11 +24,10 @@ def tab_title(part: str) -> str:
     return part if part == APP_NAME else f"{part} · {APP_NAME}"
 
 
-def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing: bool = False,
+def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True,
           step_top: str | None = None) -> None:
-    """`typing`: the page has a box to type in, where Esc must not leave instructor mode.
-    `step_top`: the page has Next and Back buttons, which the keyboard and a clicker press, and
-    this CSS selector names a step's first line."""
+    """`step_top`: the page has Next and Back buttons, which the keyboard and a clicker press,
+    and this CSS selector names a step's first line."""
     settings.keep_all()
     url_state.arrive(title)
     problems = settings.load_shared()
@@ -38,7 +37,7 @@ def begin(title: str, caption: str = "", drafter_in_sidebar: bool = True, typing
     apply_base_styles()
     screen_reader.install()
     help_icons.install()
-    apply_presentation(st.session_state.present, esc=not typing, step_top=step_top)
+    apply_presentation(st.session_state.present, step_top=step_top)
     st.title(title, anchor=False)  # a link to the page's own top would be one more stop for Tab
     if caption:
         st.caption(caption)

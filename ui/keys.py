@@ -8,9 +8,10 @@ at a time, and turns the step as → does once the step's buttons are in view; P
 to the step's first line, then turns back as ← does. On the other pages the two keys read on
 and back through the page a screen at a time (the page's own scrolling needs a click in it
 first), and at a page's foot, or once the walkthrough's last step has been read, Page Down
-follows the link on to the next page (on the race, the last page, it starts a race). On a page
-with a box to type in, Esc must leave instructor mode only when no box has the key (there Esc
-belongs to the box: it closes a list or drops what was typed); and after a click
+follows the link on to the next page (on the race, the last page, it starts a race). Esc must
+leave instructor mode only when no box has the key (there Esc belongs to the box: it closes a
+list or drops what was typed), and not while a help box is open (there Esc closes it, as a help
+box's text must close without anything else moving); and after a click
 on a switch of the sidebar (instructor mode, predict first, or leaving instructor mode, which
 hands the focus to its switch), → and ← must still turn the step.
 A key pressed while the walkthrough is still being drawn (its buttons come after the step's
@@ -327,8 +328,13 @@ _SCRIPT = """<script>
       e.stopImmediatePropagation();
     }}
   }}, true);
+  // a help box open as Esc goes down, before the box's own handler closes it
+  const helpOpen = () => document.querySelector('[data-testid="stTooltipContent"]') !== null;
+  let helpWasOpen = false;
+  window.addEventListener("keydown", e => {{ if (e.key === "Escape") helpWasOpen = helpOpen(); }}, true);
   window.addEventListener("keydown", e => {{
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.key === "Escape" && helpWasOpen) return;  // the key closed the help box
     // a switch marks the arrow keys as handled, though it does nothing with them
     const onSwitch = e.target.matches && e.target.matches('input[type="checkbox"]');
     if (onSwitch && window.keysOnSwitches[e.key]) return press(e, window.keysOnSwitches[e.key]);

@@ -154,8 +154,8 @@ def apply_base_styles() -> None:
     st.html(_BASE_CSS)
 
 
-# where our script, not Streamlit's shortcut, leaves on Esc (see apply_presentation), the key
-# still shows beside the Leave button, as Streamlit shows a shortcut
+# our script, not Streamlit's shortcut, leaves on Esc (see apply_presentation): the key still
+# shows beside the Leave button, as Streamlit shows a shortcut
 _ESC_SHOWN = """<style>
 .st-key-leave_presenting button p::after { content: "Esc" / ", shortcut Esc"; margin-left: 0.5rem; font-size: 0.875em; }
 </style>"""
@@ -179,24 +179,22 @@ def _leave() -> None:
     st.session_state.left_presenting = True
 
 
-def apply_presentation(on: bool, esc: bool = True, step_top: str | None = None) -> None:
-    """Instructor mode's styles and its way out. `esc=False` on a page with a box to type in:
-    Streamlit passes Esc through to shortcuts even from a text box, where it would leave
-    instructor mode before the typed text reaches the app; there a script of ours leaves it
-    on an Esc pressed outside the boxes. `step_top`: the page draws Next and Back, which the keys
-    press, and this CSS selector names a step's first line, to which Page Up reads back (see
+def apply_presentation(on: bool, step_top: str | None = None) -> None:
+    """Instructor mode's styles and its way out. Esc leaves it through a script of ours, not
+    Streamlit's shortcut, which fires even from a text box (leaving instructor mode before the
+    typed text reaches the app) and as Esc closes a help box: ours leaves on an Esc pressed
+    outside the boxes with no help box open. `step_top`: the page draws Next and Back, which the
+    keys press, and this CSS selector names a step's first line, to which Page Up reads back (see
     ui/keys.py)."""
     # the keys' script at the sidebar's foot (hidden in instructor mode): a script in the page
     # leaves a gap there
     with st.sidebar:
-        st.html(keys.script(keys.CLICKER if esc else {**keys.CLICKER, "Escape": keys.LEAVE}, step_top),
-                unsafe_allow_javascript=True)
+        st.html(keys.script({**keys.CLICKER, "Escape": keys.LEAVE}, step_top), unsafe_allow_javascript=True)
     if not on:
         if st.session_state.pop("left_presenting", False):
             # the Leave button is gone: the focus goes to the switch that brings it back
             with st.sidebar:
                 focus.to_element(".st-key-present input")
         return
-    st.html(_PRESENT_CSS if esc else _PRESENT_CSS + _ESC_SHOWN)
-    st.button(keys.LEAVE, key="leave_presenting", on_click=_leave, icon=":material/close:",
-              type="tertiary", shortcut="Esc" if esc else None)
+    st.html(_PRESENT_CSS + _ESC_SHOWN)
+    st.button(keys.LEAVE, key="leave_presenting", on_click=_leave, icon=":material/close:", type="tertiary")

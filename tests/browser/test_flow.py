@@ -1242,12 +1242,12 @@ _COUNT_LEAVE_CLICKS = """() => {
 def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     """The page's Esc handler clicks the Leave button inside the keydown itself, so a wrong
     click has been counted by the time the key press returns: no wait for a rerun. The button
-    names the key, as on the pages where Streamlit's shortcut leaves."""
+    names the key, as Streamlit names a shortcut."""
     page.goto("/playground?present=1")
     prompt = page.get_by_role("textbox", name="Prompt")
     expect(prompt).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
-    # the key shows beside the button, as Streamlit shows a shortcut on the pages without a box
+    # the key shows beside the button, as Streamlit shows a shortcut
     shown_after = button(page, "Leave instructor mode").locator("p").evaluate(
         "p => getComputedStyle(p, '::after').content")
     assert shown_after.startswith('"Esc"'), shown_after
@@ -1266,6 +1266,26 @@ def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     page.keyboard.press(" ")
     expect(button(page, "Leave instructor mode")).to_be_visible(timeout=RUN_MS)
     expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    no_exception(page)
+
+
+def test_esc_that_closes_a_help_box_stays_in_instructor_mode(page: Page):
+    """Esc is the way to close a help box's text (WCAG 1.4.13): it closes the box, and only the
+    next Esc leaves instructor mode."""
+    page.goto("/?step=5&present=1")
+    expect(button(page, "Leave instructor mode")).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.evaluate(_COUNT_LEAVE_CLICKS)
+    page.get_by_role("button", name="Help for Simulated draws").focus()
+    help_text = page.get_by_test_id("stTooltipContent")
+    expect(help_text).to_be_visible(timeout=RUN_MS)
+    page.keyboard.press("Escape")
+    expect(help_text).to_have_count(0, timeout=RUN_MS)
+    assert page.evaluate("window.leaveClicks") == 0
+    expect(button(page, "Leave instructor mode")).to_be_visible()
+    page.keyboard.press("Escape")  # no help box open now
+    assert page.evaluate("window.leaveClicks") == 1
+    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=RUN_MS)
     no_exception(page)
 
 
