@@ -49,7 +49,7 @@ from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
 from specdec_core.warping import Sampling
 from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
-from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text
+from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text, spoken_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1830,9 +1830,21 @@ def test_a_token_that_reads_as_markdown_stays_plain_in_the_walkthrough(monkeypat
     no_exception(at)
     escaped = "“\\*\\*\\$x\\$\\*\\*”"
     assert escaped in at.success[0].value
-    assert any(escaped in c.value for c in at.caption)  # the chart's text alternative
+    # the chart's text alternative, as HTML in which markdown's characters are references
+    assert any(spoken_text("“**$x$**”") in c.value for c in at.caption)
+    assert "&#42;&#42;&#36;x&#36;&#42;&#42;" in spoken_text("**$x$**")
     at = page("walkthrough", step="3", predict="1")
     assert escaped in at.info[0].value
+
+
+def test_a_charts_text_alternative_hides_the_whitespace_marks_from_a_screen_reader():
+    """“␣account” would be read “open box account”: the mark is for the eye, in the caption a
+    chart is described by as in a token's chip."""
+    assert spoken_text("“␣a”↵ <b>") == '“<span aria-hidden="true">␣</span>a”<span aria-hidden="true">↵</span> &lt;b&gt;'
+    at = page("walkthrough", step="3", seed="11")
+    no_exception(at)
+    (alt,) = [c.value for c in at.caption if "min(1, p/q)" in c.value]
+    assert '<span aria-hidden="true">␣</span>' in alt and "␣" not in alt.replace('<span aria-hidden="true">␣</span>', "")
 
 
 def test_html_in_a_prompt_is_shown_escaped():

@@ -39,7 +39,7 @@ def show_chart(chart: Chart, key: str) -> None:
                 f'{html.escape(title)}</p>', unsafe_allow_html=True)
     # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
     st.plotly_chart(spec, key=key, config={"displayModeBar": False, "doubleClick": False})
-    st.caption(plain_markdown(chart.alt))
+    st.caption(spoken_text(chart.alt), unsafe_allow_html=True)
     # a plain table, every column of it in the page: a data frame draws its cells on a canvas
     # and gives a screen reader only the columns in view, which a half-width column cut to four
     with st.expander(f"Table view: {title}"):
@@ -124,10 +124,8 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
          visible_space: bool = True, line: str = "solid", spoken: str = "") -> str:
     """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
     override the chip's own. `spoken`: words only a screen reader reads, after the token."""
-    # the marks that show a space, a line end or a tab are for the eye: a screen reader would
-    # say "open box" (the chips are separate words to it anyway)
-    shown = (re.sub("[␣↵⇥]", lambda m: f'<span aria-hidden="true">{m.group()}</span>', token_label(text))
-             if visible_space else html.escape(text))
+    # (the chips are separate words to a screen reader anyway)
+    shown = mute_marks(token_label(text)) if visible_space else html.escape(text)
     bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
@@ -233,6 +231,26 @@ _PLAIN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "
 _LINE_END = re.compile(r"\r\n?")
 
 
+_MARKS = re.compile("[␣↵⇥]")
+
+
+def mute_marks(markup: str) -> str:
+    """HTML with the marks that show a space, a line end or a tab hidden from a screen reader:
+    they are for the eye, and one would be read as "open box"."""
+    return _MARKS.sub(lambda m: f'<span aria-hidden="true">{m.group()}</span>', markup)
+
+
+def spoken_text(text: str) -> str:
+    """Text that names tokens (a chart's text alternative) as HTML for a caption: escaped as
+    `plain_text` escapes it, with its visible-whitespace marks muted."""
+    return mute_marks(_escaped(text))
+
+
+def _escaped(text: str) -> str:
+    kept = _LINE_END.sub("\n", text).translate(_PLAIN)
+    return "".join(f'<span dir="ltr">{code_point(c)}</span>' if c in BIDI_CONTROLS else c for c in kept)
+
+
 def plain_text(text: str) -> str:
     """Someone's own text as HTML: escaped, its line breaks and runs of spaces kept, and its
     direction taken from its first letters (dir="auto"), so that a right-to-left message ends
@@ -242,9 +260,7 @@ def plain_text(text: str) -> str:
     characters. A character that would reorder the text around it shows as its code point,
     ⟨U+202E⟩ (a link could otherwise show a whole class a message reversed), set left to right
     on its own so that its Latin letter does not decide the direction of the text."""
-    kept = _LINE_END.sub("\n", text).translate(_PLAIN)
-    kept = "".join(f'<span dir="ltr">{code_point(c)}</span>' if c in BIDI_CONTROLS else c for c in kept)
-    return f'<div dir="auto" style="white-space:pre-wrap">{kept}</div>'
+    return f'<div dir="auto" style="white-space:pre-wrap">{_escaped(text)}</div>'
 
 
 def html_div(body: str) -> str:

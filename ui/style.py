@@ -116,8 +116,14 @@ _BASE_CSS = """
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,
 label:has(input[role="switch"]:focus-visible),
-/* a select box, which Streamlit marks only while its list is open */
-[data-testid="stSelectbox"] > div:has(input:focus-visible) { outline: 2px solid #0072B2 !important; outline-offset: 2px; }
+/* a select box, which Streamlit marks only while its list is open; and the boxes to type in and
+   a slider's knob, which it marks by a 1 px border or a faint halo */
+[data-testid="stSelectbox"] > div:has(input:focus-visible),
+[data-testid="stTextAreaRootElement"]:has(textarea:focus-visible),
+[data-testid="stTextInputRootElement"]:has(input:focus-visible),
+[data-testid="stNumberInputContainer"]:has(input:focus-visible),
+[data-testid="stSlider"] [role="group"] > div > div:has(> div > input[type="range"]:focus-visible) {
+  outline: 2px solid #0072B2 !important; outline-offset: 2px; }
 /* high contrast (forced colours) drops a switch's painted track and knob, which leaves only its
    label: draw them in the system's colours, the track filled while the switch is on */
 @media (forced-colors: active) {
@@ -133,6 +139,10 @@ label:has(input[role="switch"]:focus-visible),
   [data-testid="stSlider"] [role="group"] > div > div:has(> div > input[type="range"]) {
     forced-color-adjust: none; background: CanvasText; }
   [data-testid="stSlider"] [role="group"] > div > div:has(> div > input[type="range"]:disabled) { background: GrayText; }
+  /* and a progress bar (the walkthrough's steps, the race's scoreboard): its track outlined,
+     its fill in the system's highlight */
+  [data-testid="stProgressBarTrack"] { forced-color-adjust: none; border: 1px solid CanvasText; background: Canvas; }
+  [data-testid="stProgressBarTrack"] > div { forced-color-adjust: none; background: Highlight; }
 }
 /* a page link's label on one line is cut at the screen's edge (step 5's links on a phone): wrap it */
 [data-testid="stPageLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }

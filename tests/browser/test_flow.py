@@ -1362,6 +1362,40 @@ def test_a_select_box_shows_the_keyboards_focus_after_a_choice(page: Page):
     no_exception(page)
 
 
+# the ring of the element that shows a control's keyboard focus, by the control's key
+_RINGS = """() => Object.fromEntries([
+  ['gamma', '.st-key-gamma [role="group"] > div > div:has(> div > input[type="range"])'],
+  ['prompt', '[data-testid="stTextAreaRootElement"]'],
+  ['seed', '[data-testid="stNumberInputContainer"]'],
+].map(([key, selector]) => {
+  const shown = document.querySelector(selector);  // none while a rerun draws it anew
+  return [key, shown ? getComputedStyle(shown).outlineStyle : "missing"];
+}))"""
+
+
+def _rings(page: Page) -> dict[str, str]:
+    page.wait_for_function(f"() => !Object.values(({_RINGS})()).includes('missing')", timeout=RUN_MS, polling=200)
+    return page.evaluate(_RINGS)
+
+
+def test_a_slider_and_the_boxes_to_type_in_show_the_keyboards_focus(page: Page):
+    """Streamlit marks a focused slider by a faint halo and a box by a 1 px border: each gets the
+    page's ring while Tab has put the focus there, and only then."""
+    open_playground(page)
+    settled(page)
+    assert set(_rings(page).values()) == {"none"}
+    for key, control in (("gamma", page.get_by_role("slider", name="γ, drafted tokens per round")),
+                         ("prompt", page.get_by_role("textbox", name="Prompt")),
+                         ("seed", page.get_by_role("spinbutton", name="Seed"))):
+        control.focus()
+        page.keyboard.press("Shift+Tab")  # focus by the keyboard, as :focus-visible asks
+        page.keyboard.press("Tab")
+        rings = _rings(page)
+        assert rings[key] == "solid", (key, rings)
+        assert [k for k, ring in rings.items() if ring == "solid"] == [key], rings
+    no_exception(page)
+
+
 def test_tampered_link_falls_back_with_a_warning(page: Page):
     open_walkthrough(page, "?step=99&seed=abc")
     at_step(page, 1)
@@ -1580,6 +1614,14 @@ def test_the_switches_and_sliders_show_in_high_contrast(new_context):
     knobs = page.evaluate(_SLIDER_KNOBS)
     assert "rgba(0, 0, 0, 0)" not in knobs.values(), knobs
     assert knobs["top_p"] != knobs["gamma"] == knobs["noise"], knobs
+    # and the walkthrough's step bar, its track outlined and its fill drawn
+    open_walkthrough(page, "?step=2", step=2)
+    track = page.get_by_test_id("stProgressBarTrack").first
+    expect(track).to_be_visible(timeout=RUN_MS)
+    page.wait_for_function("() => getComputedStyle(document.querySelector('[data-testid=\"stProgressBarTrack\"]'))"
+                           ".borderTopWidth === '1px'", timeout=RUN_MS, polling=200)
+    fill = track.evaluate("t => getComputedStyle(t.firstElementChild).backgroundColor")
+    assert fill not in ("rgba(0, 0, 0, 0)", track.evaluate("t => getComputedStyle(t).backgroundColor")), fill
 
 
 # each playground slider's knob: its fill
