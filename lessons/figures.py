@@ -335,12 +335,17 @@ def monte_carlo_chart(p, freqs: dict[str, np.ndarray], tokens, labels, draws: in
     names = _names(tokens, labels)
     palette = {"accept-or-correct": OVERLAP_COLOR, "accept every draft": Q_COLOR,
                "resample from p on reject": REJECT_COLOR}
+    # the two wrong rules' bars patterned, each its own way: to a red-green colour-blind eye the
+    # rule's green and the grey are both greyish
+    patterns = {"accept every draft": "/", "resample from p on reject": "."}
     # numbered slots named by their ticks, so that p can be drawn as a line across each token's
     # whole group of bars: it is what every bar of the group is measured against
     slots = list(range(len(tokens)))
     fig = go.Figure()
     for rule, f in freqs.items():
         fig.add_bar(x=slots, y=[f[t] for t in tokens], name=rule, marker_color=palette.get(rule, REJECT_COLOR),
+                    marker_pattern={"shape": patterns.get(rule, ""), "fillmode": "overlay", "fgcolor": "white",
+                                    "fgopacity": 0.7},
                     customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra>" + rule + "</extra>")
     reach = 0.45  # half a group's width: plotly's groups take 0.8 of a slot, a little more here
     fig.add_scatter(x=[x for i in slots for x in (i - reach, i + reach, None)],

@@ -26,6 +26,9 @@ ORIGIN_LABELS = {"accepted": "accepted draft", "correction": "correction (from t
                  "bonus": "bonus (from p)", "target": "Nimbus-large alone (from p)"}
 # and its underline, so that colour is not the only cue: solid, dashed, double or dotted
 ORIGIN_LINES = {"accepted": "solid", "correction": "dashed", "bonus": "double", "target": "dotted"}
+# and a correction's chip hatched: to a red-green colour-blind eye its pale fill and a kept
+# draft's look the same, and a dashed line under a one-character chip is one dash
+HATCHED = "correction"
 # a token's chip is its colour at this opacity over the page's white; its line in full
 CHIP_FILL_ALPHA = 0x33
 
@@ -62,6 +65,13 @@ LINE_CONTRAST = 3.0
 
 
 @cache
+def hatch(color: str) -> str:
+    """A CSS background image of thin diagonal lines in `color`'s underline colour, over a
+    chip's fill: a pattern the eye tells apart without the hue."""
+    r, g, b = _channels(line_color(color))
+    return f"repeating-linear-gradient(135deg,transparent 0 4px,rgba({r},{g},{b},0.35) 4px 5.5px)"
+
+
 def line_color(color: str) -> str:
     """`color`, darkened just enough that a line of it stands out from its chip's fill by
     LINE_CONTRAST: the same hue, as in the charts. Black where no shade of it reaches that."""

@@ -48,7 +48,7 @@ from specdec_core.inputs import is_blank
 from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
 from specdec_core.warping import Sampling
-from lessons.style import ORIGIN_COLORS, chip_fill, contrast, line_color, visible
+from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, chip_fill, contrast, line_color, visible
 from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text, spoken_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
@@ -1727,6 +1727,23 @@ def test_a_token_without_text_of_its_own_still_gets_a_chip_of_its_colour():
     assert "part of the character the next token completes" in chips[1] and "width:0.5em" in chips[1]
     assert ">end</span>" in chips[3] and "the end of the text" in chips[3]
     assert "😀" in chips[2] and "(2 kept drafts, 1 correction, 1 bonus token; corrections: 😀; bonus tokens: end of text)" in body
+
+
+def test_a_correction_is_told_from_a_kept_draft_by_its_hatching_too():
+    """To a red-green colour-blind eye a correction's pale fill and a kept draft's look alike,
+    and a dashed line under a one-character chip is one dash: a correction's chip, in the text,
+    the key and the walkthrough's round, is hatched, and no other chip is."""
+    body = colored_text([("a", "accepted"), (".", "correction"), ("b", "bonus"), ("", "correction")])
+    chips = body.split('<span class="sr-only">')[0].split("<wbr>")
+    hatched = [("repeating-linear-gradient" in c) for c in chips]
+    assert hatched == [False, True, False, True]
+    legend = origin_legend(with_target=True).split("</span>")
+    assert [("repeating-linear-gradient" in e) for e in legend if 'class="tok"' in e] == \
+        [o == "correction" for o in ORIGIN_LABELS]
+    at = page("walkthrough", step="4")  # the worked example ends on a correction
+    no_exception(at)
+    ending = [h for h in html_texts(at) if "← correction" in h]
+    assert ending and all("repeating-linear-gradient" in h for h in ending)
 
 
 def test_a_chips_line_stands_out_from_its_fill():

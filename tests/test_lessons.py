@@ -467,6 +467,9 @@ def test_monte_carlo_chart(rejected):
     chart = figures.monte_carlo_chart(p, freqs, tokens, LABELS, 2_000)
     assert len(chart.figure.data) == len(freqs) + 1
     assert [t.name for t in chart.figure.data[:-1]] == list(montecarlo.RULES)
+    # the rule's bars plain, each wrong rule's patterned its own way: told apart without hue
+    shapes = [t.marker.pattern.shape or "" for t in chart.figure.data[:-1]]
+    assert shapes[0] == "" and "" not in shapes[1:] and len(set(shapes)) == len(shapes)
     assert len(chart.rows) == len(tokens)
     for r, t in zip(chart.rows, tokens):
         assert r["p"] == pytest.approx(p[t], abs=1e-4)

@@ -12,8 +12,8 @@ import streamlit as st
 
 from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
 from lessons.figures import NO_FLIP
-from lessons.style import (BIDI_CONTROLS, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
-                           line_color, marked_unseen, token_label, visible)
+from lessons.style import (BIDI_CONTROLS, HATCHED, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
+                           hatch, line_color, marked_unseen, token_label, visible)
 
 from .shared_stream import SharedStream
 
@@ -121,12 +121,15 @@ def metric_row(*metrics: dict, gap: str = "medium") -> None:
 
 
 def chip(text: str, color: str | None = None, style: str = "", title: str = "",
-         visible_space: bool = True, line: str = "solid", spoken: str = "") -> str:
+         visible_space: bool = True, line: str = "solid", spoken: str = "", hatched: bool = False) -> str:
     """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
-    override the chip's own. `spoken`: words only a screen reader reads, after the token."""
+    override the chip's own. `spoken`: words only a screen reader reads, after the token.
+    `hatched`: its fill crossed by thin lines (a correction's, see lessons.style.HATCHED)."""
     # (the chips are separate words to a screen reader anyway)
     shown = mute_marks(token_label(text)) if visible_space else html.escape(text)
     bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
+    if color and hatched:
+        bg += f"background-image:{hatch(color)};"
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
             f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')
@@ -136,7 +139,7 @@ def origin_legend(with_target: bool = False) -> str:
     """The key to the token colours and underlines, in the page's own type: its labels are
     words, not tokens. `with_target` adds the tokens Nimbus-large wrote alone. A screen reader
     hears it as a list ("Colour key: accepted draft, correction…")."""
-    entries = [chip(label, ORIGIN_COLORS[o], visible_space=False, line=ORIGIN_LINES[o],
+    entries = [chip(label, ORIGIN_COLORS[o], visible_space=False, line=ORIGIN_LINES[o], hatched=o == HATCHED,
                     style="font-family:inherit;white-space:nowrap")  # an entry never splits
                for o, label in ORIGIN_LABELS.items() if with_target or o != "target"]
     return '<span class="sr-only">Colour key: </span>' + '<span class="sr-only">,</span> '.join(entries)
@@ -165,17 +168,18 @@ def colored_text(pieces: list[tuple[str, str]]) -> str:
 def _token_chip(text: str, origin: str, last: bool) -> str:
     """One generated token's chip in colored_text."""
     color, line = ORIGIN_COLORS.get(origin), ORIGIN_LINES.get(origin, "solid")
-    kind = ORIGIN_LABELS.get(origin, "")
+    kind, hatched = ORIGIN_LABELS.get(origin, ""), origin == HATCHED
     if not text and last:
         return chip("end", color, title=f"{kind}: the end of the text", visible_space=False, line=line,
-                    style="font-family:inherit;font-size:0.8em;font-style:italic")
+                    hatched=hatched, style="font-family:inherit;font-size:0.8em;font-style:italic")
     if not text:
         return chip("", color, title=f"{kind}: part of the character the next token completes",
-                    visible_space=False, line=line, style="display:inline-block;width:0.5em;padding:1px 0")
+                    visible_space=False, line=line, hatched=hatched,
+                    style="display:inline-block;width:0.5em;padding:1px 0")
     # no padding at the sides: the 2 px between two chips of one word stay narrower than the
     # space a word's first token carries, so the words still read as words ("troublesh" "oot")
     return (chip(_line_ends_shown(marked_unseen(text)), color, title=kind, visible_space=False, line=line,
-                 style="white-space:pre;padding:1px 0") + "<br>" * text.count("\n"))
+                 hatched=hatched, style="white-space:pre;padding:1px 0") + "<br>" * text.count("\n"))
 
 
 _COUNTED = {"accepted": ("kept draft", "kept drafts"), "correction": ("correction", "corrections"),

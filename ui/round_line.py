@@ -4,7 +4,7 @@ correction or the bonus; and the key to those looks."""
 from __future__ import annotations
 
 from lessons.scenario import Scenario, token_name
-from lessons.style import (ORIGIN_LINES, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR,
+from lessons.style import (HATCHED, ORIGIN_LINES, OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR,
                            UNCHECKED_FILL, UNCHECKED_LINE, line_color)
 
 from .display import chip
@@ -76,5 +76,5 @@ def last_token(sc: Scenario) -> str:
     # the token and its note on one line: apart, "← correction" reads as a word of the text
     # (the chip's own break-spaces let a line end right after it, so it is nowrap here too)
     token = chip(sc.label(sc.record.last_token), color, title=how, line=ORIGIN_LINES[how],
-                 style="white-space:nowrap")
+                 hatched=how == HATCHED, style="white-space:nowrap")
     return f'<span style="white-space:nowrap">{token}&nbsp;<small>← {how}</small></span>'
