@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from .speed_story import SWEPT, TABLE_SAMPLING
-from .wording import counted
+from .race_record import Race
+from .wording import counted, seconds_text
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
@@ -194,3 +195,13 @@ def shared_machine_note(others_passes: int) -> str:
             "clock counts the time the machine spent on them too, so these speeds, and their ratio, "
             "are not what a race with the machine to itself would show: run it again when the "
             "server is quiet.")
+
+
+def race_said(race: Race) -> str:
+    """A finished race in words for a screen reader: each side's tokens and clock, the pair's
+    tokens per pass, and the speed-up."""
+    base, spec = race.base, race.spec
+    speed = "" if race.speedup is None else f" Speed-up {race.speedup:.2f}x."
+    return (f"Race finished. {base.name}: {counted(len(base.ids), 'token')} in {seconds_text(base.seconds)}. "
+            f"{spec.name}: {counted(len(spec.ids), 'token')} in {seconds_text(spec.seconds)}, "
+            f"{spec.per_pass:.2f} tokens per pass of Nimbus-large.{speed}")

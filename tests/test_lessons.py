@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import math
 import re
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,8 @@ import plotly.graph_objects as go
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, speed_charts,
-                     speed_story, steps, wording)
+from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, race_record,
+                     speed_charts, speed_story, steps, wording)
 from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
@@ -22,7 +23,8 @@ from lessons import chart as chart_parts
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
 from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, visible
-from lessons.wording import coin_comparison, counted, prob_is, prob_pair, prob_text, ratio_pair, says, significant
+from lessons.wording import (coin_comparison, counted, passes_said, prob_is, prob_pair, prob_text, ratio_pair, says,
+                             significant)
 from specdec_core.inputs import is_blank
 from specdec_core.sampling import (
     DraftCheck, RoundRecord, acceptance_probability, alpha_for_speedup, expected_speedup,
@@ -1356,6 +1358,18 @@ def test_the_steady_alpha_note_says_when_the_runs_own_alpha_is_far_from_it():
     drawn = steady_alpha_note(0.53, 0.53, 0.5, "Nimbus-mini", 8192, 49152, 48, measured=0.2, checks=20,
                               same_text=True, greedy=True)
     assert "another text" not in drawn and "checked each position once, with one random draft" in drawn
+
+
+def test_a_result_is_said_in_words_for_a_screen_reader():
+    assert passes_said("Reply written", 57, 31) == ("Reply written: 57 tokens in 31 passes of Nimbus-large, "
+                                                    "where it alone makes one a token.")
+    assert passes_said("Written", 1, 1) == "Written: 1 token in 1 pass of Nimbus-large, where it alone makes one a token."
+    lane = partial(race_record.Finished, pieces=(), origins=(), drafted=0)
+    race = race_record.Race("", "nimbus-mini", 4, 0.0, 48, lane("Nimbus-large alone", ids=(0,) * 48, passes=48, seconds=1.6),
+                            lane("Nimbus-mini drafts, Nimbus-large checks", ids=(0,) * 48, passes=26, seconds=0.8))
+    assert race_notes.race_said(race) == (
+        "Race finished. Nimbus-large alone: 48 tokens in 1.60 s. Nimbus-mini drafts, Nimbus-large checks: "
+        "48 tokens in 0.80 s, 1.85 tokens per pass of Nimbus-large. Speed-up 2.00x.")
 
 
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():

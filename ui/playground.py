@@ -11,7 +11,7 @@ from lessons.playground import (FEW_TOKENS, RUN_CLOSED_FORM, RoundSummary, above
                                 same_text_note, seed_spread_note, short_bonus_note, short_rounds_note,
                                 short_text_note, steady_alpha_note, summarize)
 from lessons.speed_story import TABLE_SAMPLING, sampled_as_table, saved_verify_costs
-from lessons.wording import OTHER_MACHINES, counted
+from lessons.wording import OTHER_MACHINES, counted, passes_said
 from lessons.written import Written, pass_by_pass
 from specdec_core.engine import encode, generate, stream
 from specdec_core.inputs import is_blank
@@ -19,7 +19,7 @@ from specdec_core.catalog import TARGET_VOCAB, drafter_label, drafter_names, dra
 from specdec_core.quality import alpha_by_noise, drafter_table
 from specdec_core.warping import Sampling
 
-from . import settings
+from . import screen_reader, settings
 from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart, so_far
 from .models import get_pair
 from .shared_stream import SharedStream
@@ -215,6 +215,9 @@ def render() -> None:
     s = st.session_state
     table = next((row for row in rows if row.drafter == s.drafter), None)
     written, summary, redraw = written_text(pair.tokenizer.eos_token_id, table)
+    # the focus stays on the slider or the prompt that asked for it
+    screen_reader.announce(passes_said("Written", written.stats.new_tokens, written.stats.target_passes)
+                           + f" α, this run: {summary.alpha:.2f}.")
     alpha, notes, priced = chart_alpha(pair, written, summary, table)
     redraw(priced)
     # a section of its own, so that the charts' titles sit under it in the list of headings

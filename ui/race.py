@@ -12,7 +12,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note,
+from lessons.race_notes import (FEW_PASSES, ended_note, gamma_advice, overshoot_note, race_note, race_said,
                                 gain_note, shared_machine_note, slower_note)
 from lessons.race_record import KEPT_RACES, Finished, Race, race_row, short_prompt
 from lessons.speed_story import (expected_at, expected_best, sampled_as_table, saved_verify_costs,
@@ -24,7 +24,7 @@ from specdec_core.engine import Chunk, stream
 from specdec_core.inputs import is_blank
 from specdec_core.quality import drafter_quality
 
-from . import focus, keys, settings
+from . import focus, keys, screen_reader, settings
 from .display import colored_text, html_block, html_div, metric_row, number_table, origin_legend, plain_text
 from .models import get_pair
 from .server_load import TARGET_PASSES
@@ -230,6 +230,7 @@ def _run(pair) -> None:
                 temperature=s.temperature, top_p=s.top_p, seed=int(s.seed),
                 others_passes=others, prompt=s.prompt)
     s.races = [*s.get("races", []), race][-KEPT_RACES:]
+    screen_reader.announce(race_said(race))  # the focus stays on Start
     results(race)
     races_so_far(s.races)
 

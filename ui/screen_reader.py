@@ -11,12 +11,19 @@
   step's question. It is read where it stands instead.
 - Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
   the box opens for the button the keyboard is on, its text is read out (a polite live region).
+- Results: a race, a reply or a playground text arrives while the focus stays on the control
+  that asked for it. A page says what came in a line of its own (`announce`), read out once.
+- Sliders: Streamlit names a slider's input twice over (its own label, then the group's, the
+  same words), so that "γ" is read "γ γ": it keeps one.
 """
 from __future__ import annotations
+
+import html
 
 import streamlit as st
 
 TAKEAWAY = "takeaway"  # the key of the walkthrough's container for its takeaway
+RESULT = "run-result"  # the class of what `announce` writes, which the page never shows
 
 # runs in the page itself, once per browser tab: it names charts and bars as they are drawn and
 # renames them when a rerun changes their title, caption or text
@@ -54,23 +61,42 @@ _SCRIPT = """<script>
     });
   };
   const help = () => {
-    let said = document.getElementById("help-said");
-    if (!said) {
-      said = Object.assign(document.createElement("div"), {id: "help-said", className: "sr-only"});
-      said.setAttribute("aria-live", "polite");
-      document.body.appendChild(said);
-    }
+    const said = liveRegion("help-said");
     const shown = document.querySelector('[role="tooltip"] [data-testid="stTooltipContent"]');
     const on = (document.activeElement?.getAttribute("aria-label") || "").startsWith("Help for ");
     const words = shown && on ? text(shown) : "";
     if (said.textContent !== words) said.textContent = words;
+  };
+  const liveRegion = id => {
+    let region = document.getElementById(id);
+    if (!region) {
+      region = Object.assign(document.createElement("div"), {id, className: "sr-only"});
+      region.setAttribute("aria-live", "polite");
+      document.body.appendChild(region);
+    }
+    return region;
+  };
+  // read out once as it changes; a page that shows none leaves the next one new
+  let lastResult = "";
+  const results = () => {
+    const source = document.querySelector('[data-testid="stMain"] .RESULT');
+    const words = source ? source.textContent.trim() : "";
+    if (words && words !== lastResult) liveRegion("result-said").textContent = words;
+    lastResult = words;
+  };
+  const sliders = () => {
+    document.querySelectorAll('input[type="range"][aria-label][aria-labelledby]').forEach(input => {
+      const named = input.getAttribute("aria-labelledby").split(" ").map(id => document.getElementById(id));
+      if (named.every(el => el && (el === input || el.getAttribute("aria-label") === input.getAttribute("aria-label"))))
+        input.removeAttribute("aria-labelledby");
+    });
   };
   const takeaway = () => {
     document.querySelectorAll('.st-key-TAKEAWAY [role="status"]').forEach(box => {
       if (box.getAttribute("aria-live") !== "off") box.setAttribute("aria-live", "off");
     });
   };
-  const all = () => { charts(); bars(); takeaway(); help(); };
+  const all = () => { charts(); bars(); takeaway(); help(); results(); sliders(); };
   // once per frame at most: a chart's hover and a streamed text change the page many times a second
   let queued = null;
   window.screenReader = new MutationObserver(() => {
@@ -87,4 +113,10 @@ def install() -> None:
     leaves around any element is out of the way (it keeps to one copy per tab, and runs in
     instructor mode too, where the sidebar is hidden)."""
     with st.sidebar:
-        st.html(_SCRIPT.replace("TAKEAWAY", TAKEAWAY), unsafe_allow_javascript=True)
+        st.html(_SCRIPT.replace("TAKEAWAY", TAKEAWAY).replace("RESULT", RESULT), unsafe_allow_javascript=True)
+
+
+def announce(words: str) -> None:
+    """What a press brought, read out once by a screen reader (a polite live region) and shown
+    to no one: the page shows it in its own way."""
+    st.html(f'<div class="{RESULT}">{html.escape(words)}</div>')

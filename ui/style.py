@@ -89,6 +89,8 @@ _BASE_CSS = """
 #step-question:focus::after { content: ""; position: absolute; inset: 0 -0.5rem; pointer-events: none;
                               border: 2px solid #0072B2; border-radius: 4px; }
 /* words for screen readers only, such as whether a drafted token was kept */
+/* what a screen reader is told of a result (screen_reader.announce): its element takes no room */
+[data-testid="stElementContainer"]:has(.run-result) { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
            white-space: nowrap; }
 /* the code page's comments carry this round's values (◀): the theme's grey italics reach only

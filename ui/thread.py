@@ -6,11 +6,11 @@ import streamlit as st
 
 from lessons import thread as lesson
 from lessons.thread import MAX_QUESTION, QUESTIONS, Reply, fit_question, reply_passes
-from lessons.wording import OTHER_MACHINES, counted
+from lessons.wording import OTHER_MACHINES, counted, passes_said
 from specdec_core.catalog import drafter_label
 from specdec_core.inputs import is_blank
 
-from . import settings
+from . import screen_reader, settings
 from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, plain_text, so_far
 from .models import get_pair
 from .shared_stream import SharedStream
@@ -67,6 +67,8 @@ def reply_to(question: str, bubble, figures) -> Reply:
     reply = draw_as_written(reply_stream(drafter, question, seed),
                             lambda: reply_passes(get_pair(drafter), question, seed), draw)
     draw(reply, whole=True)
+    # the focus stays on the message box
+    screen_reader.announce(passes_said("Reply written", reply.stats.new_tokens, reply.stats.target_passes))
     return reply
 
 

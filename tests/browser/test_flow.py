@@ -66,6 +66,20 @@ def start_race(page: Page, query: str) -> None:
     start.click()
 
 
+def test_a_screen_reader_hears_the_race_finish_and_each_slider_named_once(page: Page):
+    """The focus stays on Start while the race runs: its result is read out once it is in (a
+    polite live region), not left for the reader to hunt for. A slider is named once: Streamlit
+    names its input by its own label and then the group's, the same words twice."""
+    start_race(page, "?tokens=8&temperature=0")
+    said = page.locator("#result-said")
+    expect(said).to_have_text(re.compile(r"^Race finished\. Nimbus-large alone: 8 tokens in [0-9.]+ s\. .+ "
+                                         r"tokens per pass of Nimbus-large\. Speed-up [0-9.]+x\.$"),
+                              timeout=RUN_MS)
+    expect(said).to_have_attribute("aria-live", "polite")
+    expect(page.get_by_role("slider", name="γ", exact=True)).to_have_count(1)
+    no_exception(page)
+
+
 def test_five_steps_with_clicks(page: Page):
     open_walkthrough(page)
     at_step(page, 1)
