@@ -1313,9 +1313,14 @@ def test_the_race_scoreboard_shows_each_sides_progress_on_its_own_clock():
         assert 8 / rate == pytest.approx(seconds, abs=0.051 + 0.05 * seconds)
 
 
+LANE_START = '<p style="margin:0 0 0.5rem"><span role="heading"'  # a race lane's element begins so
+
+
 def lane_heads(at) -> list[str]:
-    """Each race lane's heading, the first paragraph of the element that also holds its text."""
-    return [m.value.split("\n\n")[0] for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value]
+    """Each race lane's heading, the first paragraph of the element that also holds its text,
+    as its name and its counts on two lines, without the markup."""
+    heads = [m.value.split("\n\n")[0] for m in at.markdown if m.value.startswith(LANE_START) and " tokens · " in m.value]
+    return [re.sub(r"<[^>]+>", "", head.replace("<br>", "\n")) for head in heads]
 
 
 def test_the_last_race_stays_on_screen_when_a_setting_moves():
@@ -1324,7 +1329,7 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     at = page("race", tokens="8", temperature="0")
     button(at, "Start the race").click().run()
     no_exception(at)
-    lanes = [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value]
+    lanes = [m.value for m in at.markdown if m.value.startswith(LANE_START) and " tokens · " in m.value]
     # each lane's heading and text are one element, so that a Stop cannot split them
     assert all('class="tokens"' in lane for lane in lanes)
     figures = {m.label: m.value for m in at.metric}
@@ -1332,7 +1337,7 @@ def test_the_last_race_stays_on_screen_when_a_setting_moves():
     assert len(lanes) == 2 and figures["Same text?"] == "yes"
     at.slider(key="temperature").set_value(1.0).run()
     no_exception(at)
-    assert [m.value for m in at.markdown if m.value.startswith("**") and " tokens · " in m.value] == lanes
+    assert [m.value for m in at.markdown if m.value.startswith(LANE_START) and " tokens · " in m.value] == lanes
     assert {m.label: m.value for m in at.metric} == figures
     assert scoreboard(at) == board
     (kept,) = [c.value for c in at.caption if "The last race, with" in c.value]
@@ -1523,9 +1528,12 @@ def test_a_race_calls_the_machine_shared_from_a_tenth_of_its_own_passes():
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     """Every race draws Nimbus-large's lane first after one token and one pass."""
     one = lessons.race_record.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(one).endswith("1 token · 1 target pass · 2.0\u00a0tokens/s")
+    assert ui.race.lane_heading(one).endswith("<br>1 token · 1 target pass · 2.0\u00a0tokens/s</p>")
     two = lessons.race_record.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(two).endswith("2 tokens · 2 target passes · 4.0\u00a0tokens/s")
+    assert ui.race.lane_heading(two).endswith("<br>2 tokens · 2 target passes · 4.0\u00a0tokens/s</p>")
+    # the name is a heading to a screen reader, which moves between the lanes by them
+    assert '<span role="heading" aria-level="2" style="font-weight:600">Nimbus-large alone</span>' in \
+        ui.race.lane_heading(one)
 
 
 def slow_lane(monkeypatch, *methods: str) -> None:
@@ -1624,7 +1632,7 @@ def test_race_lanes_name_the_chosen_drafter():
     at = page("race", drafter="early-exit-4", tokens="8")
     button(at, "Start the race").click().run()
     no_exception(at)
-    lanes = [head.split("**")[1] for head in lane_heads(at)]
+    lanes = [head.split("\n")[0] for head in lane_heads(at)]
     assert lanes == ["Nimbus-large alone", "early-exit-4 drafts, Nimbus-large checks"]
 
 

@@ -7,6 +7,7 @@ clocks count that time.
 """
 from __future__ import annotations
 
+import html
 import time
 from typing import Iterator
 
@@ -56,10 +57,13 @@ def draw_lane(lane: Finished) -> None:
 
 
 def lane_heading(lane: Finished) -> str:
+    """The lane's name, a heading to a screen reader (a reader moves between the two lanes by
+    their headings), and its counts on the line below."""
     passes = counted(lane.passes, "target pass", "target passes")
     # a number stays on its unit's line
-    return (f"**{lane.name}**  \n{counted(len(lane.ids), 'token')} · {passes} · "
-            f"{lane.rate:.1f}\u00a0tokens/s")
+    return (f'<p style="margin:0 0 0.5rem"><span role="heading" aria-level="2" style="font-weight:600">'
+            f"{html.escape(lane.name)}</span><br>{counted(len(lane.ids), 'token')} · {passes} · "
+            f"{lane.rate:.1f}\u00a0tokens/s</p>")
 
 
 class Lane:

@@ -26,7 +26,9 @@ def reply_stream(drafter: str, question: str, seed: int) -> SharedStream[Reply]:
 def _draw_reply(slot, reply: Reply, whole: bool) -> None:
     with slot.container():
         # a reply cut at the length limit trails off, rather than seeming to end mid-sentence
-        html_block(colored_text(list(reply.pieces)) + (" …" if whole and not reply.complete else ""))
+        # a heading only a screen reader has, to find the reply by
+        html_block('<span role="heading" aria-level="2" class="sr-only">The reply</span>'
+                   + colored_text(list(reply.pieces)) + (" …" if whole and not reply.complete else ""))
 
 
 def _draw_figures(slot, reply: Reply, whole: bool) -> None:
