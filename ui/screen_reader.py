@@ -15,6 +15,8 @@
   that asked for it. A page says what came in a line of its own (`announce`), read out once.
 - Sliders: Streamlit names a slider's input twice over (its own label, then the group's, the
   same words), so that "γ" is read "γ γ": it keeps one.
+- A heading's link to itself ("Link to heading", shown on hover) is one more Tab stop on every
+  step, named by nothing it leads to: Tab passes it by, and a mouse still finds it.
 """
 from __future__ import annotations
 
@@ -91,12 +93,17 @@ _SCRIPT = """<script>
         input.removeAttribute("aria-labelledby");
     });
   };
+  const headingLinks = () => {
+    document.querySelectorAll('[data-testid="stHeaderActionElements"] a[tabindex]:not([tabindex="-1"]), '
+                              + '[data-testid="stHeaderActionElements"] a:not([tabindex])')
+      .forEach(link => link.setAttribute("tabindex", "-1"));
+  };
   const takeaway = () => {
     document.querySelectorAll('.st-key-TAKEAWAY [role="status"]').forEach(box => {
       if (box.getAttribute("aria-live") !== "off") box.setAttribute("aria-live", "off");
     });
   };
-  const all = () => { charts(); bars(); takeaway(); help(); results(); sliders(); };
+  const all = () => { charts(); bars(); takeaway(); help(); results(); sliders(); headingLinks(); };
   // once per frame at most: a chart's hover and a streamed text change the page many times a second
   let queued = null;
   window.screenReader = new MutationObserver(() => {
