@@ -21,7 +21,7 @@ from .montecarlo import grouped_distance
 from .scenario import token_name, under_offered
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
                     UNCHECKED_LINE, token_label, visible)
-from .wording import coin_pair, draw_text, prob_is, prob_text, says, share_text, tiny_text
+from .wording import coin_pair, draw_text, prob_is, says, share_text, tiny_text
 
 
 def table_number(x) -> float:
@@ -164,14 +164,17 @@ def verify_chart(sc) -> Chart:
             fig.add_bar(x=names, y=np.minimum(p, q), name="min(p, q)", marker_color=OVERLAP_COLOR,
                         row=1, col=i + 1, showlegend=first, legendgroup="o")
         # the bonus slot has no q: the draft never scored it
-        rows += [{"position": i + 1, "token": sc.label(t), "p": table_number(a),
-                  "q": table_number(b) if i < sc.gamma else None} for t, a, b in zip(top, p, q)]
+        # which token was drafted, as the chart's bold name says it
+        rows += [{"position": i + 1, "token": sc.label(t), "drafted": "yes" if t == drafted else "",
+                  "p": table_number(a), "q": table_number(b) if i < sc.gamma else None}
+                 for t, a, b in zip(top, p, q)]
         # left alone, plotly names every other token on a narrow panel, and that may skip the
         # very guess being checked
         _bold_drawn(fig, top, names, drafted, row=1, col=i + 1)
-    betas = [overlap(sc.p_dists[i], sc.q_dists[i]) for i in range(sc.gamma)]
-    alt = ("One target pass scored all drafted positions. Overlap β = Σ min(p, q) per position: "
-           + ", ".join(prob_text(b) for b in betas) + "; the last slot holds p for a bonus token. Each "
+    guesses = [f"“{sc.label(t)}”: {prob_is('p', sc.p_dists[i][t])}, {prob_is('q', sc.q_dists[i][t])}, "
+               f"{prob_is('β', overlap(sc.p_dists[i], sc.q_dists[i]))}" for i, t in enumerate(sc.draft_tokens)]
+    alt = ("One target pass scored all drafted positions. Each guess's p and q, and the overlap "
+           "β = Σ min(p, q) at its position: " + "; ".join(guesses) + "; the last slot holds p for a bonus token. Each "
            "panel shows the tokens with the most probability under p or q there, so some differ "
            "from step 1's, which ranked by q alone."
            + _bytes_note([r["token"] for r in rows]))
@@ -232,8 +235,12 @@ def coin_chart(sc, reveal: int | None = None) -> Chart:
     fig.update_yaxes(autorange="reversed")
     fig = base_layout(fig, "Keep or reject: is the coin flip u below min(1, p/q)?", 330)
     fig.update_layout(barmode="stack")
-    verdicts = "; ".join(_verdict(sc, c) for c in flips)
-    return Chart(fig, rows, "Coin flips, in draft order. " + (f"{verdicts}." if verdicts else "None shown yet."))
+    # the chances the chart shows before a coin is flipped, as it shows them: every guess's until
+    # the round's end is shown, so that none tells where it ends
+    waiting = [f"“{sc.label(t)}”: {prob_is('min(1, p/q)', acceptance_probability(sc.p_dists[i][t], sc.q_dists[i][t]))}, "
+               "not flipped yet" for i, t in enumerate(sc.draft_tokens) if i >= shown and not ended]
+    said = "; ".join([_verdict(sc, c) for c in flips] + waiting)
+    return Chart(fig, rows, f"Coin flips, in draft order. {said}.")
 
 
 def _verdict(sc, c) -> str:

@@ -161,6 +161,11 @@ def test_verify_chart(rejected):
     for i in range(GAMMA):
         beta = np.minimum(sc.p_dists[i], sc.q_dists[i]).sum()
         assert f"{beta:.2f}" in chart.alt
+    # each guess with its own p and q, as the bold bars show them, and marked in the table
+    t = sc.draft_tokens[0]
+    assert f"“{SHOWN[t]}”: {prob_is('p', sc.p_dists[0][t])}, {prob_is('q', sc.q_dists[0][t])}, β" in chart.alt
+    assert [(r["position"], r["token"]) for r in chart.rows if r["drafted"] == "yes"] == \
+        [(i + 1, SHOWN[t]) for i, t in enumerate(sc.draft_tokens)]
     assert_escaped(chart.figure)
     assert_drafts_named_in_bold(chart, sc)
 
@@ -248,7 +253,10 @@ def test_coin_chart_reveal_zero_hides_every_u(rejected):
     assert [r["verdict"] for r in chart.rows] == ["?", "?", "?"]
     assert len(chart.figure.data) == 2 * GAMMA + 1 and "never checked" not in strings(chart.figure.to_dict())
     assert all(r["min(1, p/q)"] is not None for r in chart.rows)
-    assert "u =" not in chart.alt and "None shown yet" in chart.alt
+    assert "u =" not in chart.alt
+    # every guess's chance, as the chart shows it, and no verdict
+    assert chart.alt.count("not flipped yet") == GAMMA and chart.alt.count("min(1, p/q)") == GAMMA
+    assert "kept" not in chart.alt and "rejected" not in chart.alt
     texts = strings(chart.figure.to_plotly_json())
     assert not any(f"{c.u:.2f}" in s for c in rejected.record.checks for s in texts)
 
