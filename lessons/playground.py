@@ -204,7 +204,7 @@ def steady_alpha_note(alpha: float, plain: float, noise: float, drafter: str, he
                "(see below), and counts only the positions where a draft was checked")
     note = (f"α on Nimbus-large's own text: {at}, the α the speed-up chart is priced at. Both "
             f"models scored the one text of {counted(tokens, 'token')} Nimbus-large wrote alone from "
-            "this prompt at these settings and seed, so this figure moves with the drafter and the noise alone"
+            f"this prompt at these settings and seed, so this figure moves with {'the noise' if noise >= 1 else 'the drafter and the noise'} alone"
             f"{'' if greedy else f' while the seed stays (another seed gives another text, and this α moves with it, {SEED_ALPHA_SPREAD})'}"
             f"; the α of this run, above, {run}.")
     if noise >= 1:

@@ -62,7 +62,7 @@ def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], w
     if top >= 1:
         return f"At α = {alpha:.2f} the expected speed-up {where}peaks at γ = {best} ({top:.2f}x).{yours}"
     return (f"At α = {alpha:.2f} drafting makes generation slower {where}than Nimbus-large alone at "
-            f"every γ (below the dotted 1× line); it loses least at γ = {best} ({top:.2f}x).{yours}")
+            f"every γ (below the line at 1×); it loses least at γ = {best} ({top:.2f}x).{yours}")
 
 
 def wilson_interval(kept: float, checked: int, z: float = 1.645) -> tuple[float, float]:

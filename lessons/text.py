@@ -61,11 +61,14 @@ def token_pieces(tokenizer, ids: list[int], done: list[str] | tuple[str, ...] = 
 
 
 def _ends_in_half_character(tokenizer, ids: list[int]) -> bool:
-    """Whether the last tokens' bytes stop inside a UTF-8 character (one is at most 4 bytes, so
-    the last 4 tokens hold all of it). A token that is not byte-level ends no character."""
+    """Whether the text's last tokens' bytes stop inside a UTF-8 character (one is at most 4
+    bytes, so the last 4 tokens hold all of it); special tokens (end-of-text) are no text, and a
+    character cut before one stays cut. A token that is not byte-level ends no character."""
+    special = set(tokenizer.all_special_ids)
+    text = [int(t) for t in ids if int(t) not in special]
     try:
         raw = b"".join(bytes(_BYTE_OF[char] for char in token)
-                       for token in tokenizer.convert_ids_to_tokens([int(t) for t in ids[-4:]]))
+                       for token in tokenizer.convert_ids_to_tokens(text[-4:]))
     except (KeyError, TypeError):
         return False
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")

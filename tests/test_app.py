@@ -1320,7 +1320,7 @@ def lane_heads(at) -> list[str]:
     """Each race lane's heading, the first paragraph of the element that also holds its text,
     as its name and its counts on two lines, without the markup."""
     heads = [m.value.split("\n\n")[0] for m in at.markdown if m.value.startswith(LANE_START) and " tokens · " in m.value]
-    return [re.sub(r"<[^>]+>", "", head.replace("<br>", "\n")) for head in heads]
+    return [re.sub(r"<[^>]+>", "", head.replace("<br>\n", "\n")) for head in heads]
 
 
 def test_the_last_race_stays_on_screen_when_a_setting_moves():
@@ -1528,9 +1528,9 @@ def test_a_race_calls_the_machine_shared_from_a_tenth_of_its_own_passes():
 def test_a_lane_counts_one_token_and_one_pass_in_the_singular():
     """Every race draws Nimbus-large's lane first after one token and one pass."""
     one = lessons.race_record.Finished("Nimbus-large alone", (), (), (1,), passes=1, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(one).endswith("<br>1 token · 1 target pass · 2.0\u00a0tokens/s</p>")
+    assert ui.race.lane_heading(one).endswith("<br>\n1 token · 1 target pass · 2.0\u00a0tokens/s</p>")
     two = lessons.race_record.Finished("Nimbus-large alone", (), (), (1, 2), passes=2, drafted=0, seconds=0.5)
-    assert ui.race.lane_heading(two).endswith("<br>2 tokens · 2 target passes · 4.0\u00a0tokens/s</p>")
+    assert ui.race.lane_heading(two).endswith("<br>\n2 tokens · 2 target passes · 4.0\u00a0tokens/s</p>")
     # the name is a heading to a screen reader, which moves between the lanes by them
     assert '<span role="heading" aria-level="2" style="font-weight:600">Nimbus-large alone</span>' in \
         ui.race.lane_heading(one)
@@ -1745,6 +1745,8 @@ def test_a_correction_is_told_from_a_kept_draft_by_its_hatching_too():
     chips = body.split('<span class="sr-only">')[0].split("<wbr>")
     hatched = [("repeating-linear-gradient" in c) for c in chips]
     assert hatched == [False, True, False, True]
+    # the hatching stops short of the 3 px underline, which stands 3:1 against the plain fill
+    assert all("background-size:100% calc(100% - 3px)" in c for c, h in zip(chips, hatched) if h)
     legend = origin_legend(with_target=True).split("</span>")
     assert [("repeating-linear-gradient" in e) for e in legend if 'class="tok"' in e] == \
         [o == "correction" for o in ORIGIN_LABELS]

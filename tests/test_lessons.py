@@ -1316,6 +1316,7 @@ def test_the_steady_alpha_note_names_both_figures_and_why_noise_can_raise_alpha(
     uniform = steady_alpha_note(0.49, 0.37, 1.0, "Nimbus-mini", 8192, 49152, 48)
     assert "At noise 1 q is the uniform distribution whatever the drafter" in uniform
     assert "output layer" not in uniform and "noise raises" not in uniform
+    assert "moves with the noise alone" in uniform and "moves with the drafter" not in uniform
     # a poor drafter's α as shown, with and without noise: the slider did something, and says so
     level = steady_alpha_note(0.112, 0.108, 0.5, "early-exit-4", 49152, 49152, 48)
     assert "Here noise hardly moves α" in level and "noise raises" not in level

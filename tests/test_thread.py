@@ -41,6 +41,9 @@ def test_a_text_cut_inside_a_character_ends_without_a_replacement_character(pair
     ids = ids_of(pair, text)[:cut]
     assert pair.tokenizer.decode(ids).endswith("�")
     assert token_pieces(pair.tokenizer, ids) == expected
+    # and where the text ends there, with the end-of-text token after the cut character
+    eos = pair.tokenizer.eos_token_id
+    assert token_pieces(pair.tokenizer, [*ids, eos]) == [*expected, ""]
 
 
 def test_a_token_that_holds_part_of_a_character_is_labelled_by_its_bytes(pair, ids_of):

@@ -128,8 +128,8 @@ def chip(text: str, color: str | None = None, style: str = "", title: str = "",
     # (the chips are separate words to a screen reader anyway)
     shown = mute_marks(token_label(text)) if visible_space else html.escape(text)
     bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
-    if color and hatched:
-        bg += f"background-image:{hatch(color)};"
+    if color and hatched:  # clear of the underline by its width: the line stands against the fill
+        bg += f"background-image:{hatch(color)};background-size:100% calc(100% - 3px);background-repeat:no-repeat;"
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
             f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')

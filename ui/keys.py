@@ -338,9 +338,11 @@ _SCRIPT = """<script>
     // a switch marks the arrow keys as handled, though it does nothing with them
     const onSwitch = e.target.matches && e.target.matches('input[type="checkbox"]');
     if (onSwitch && window.keysOnSwitches[e.key]) return press(e, window.keysOnSwitches[e.key]);
-    // a box owns every key it is given, and a slider its arrows, Page Up and Page Down
-    const boxes = 'input, textarea, select, [contenteditable="true"], [role="listbox"]';
-    const owned = e.target.closest && e.target.closest(boxes + (e.key === "Escape" ? "" : ', [role="slider"]'));
+    // a box owns every key it is given, and a slider its arrows, Page Up and Page Down (Esc goes
+    // by a slider and a switch, which are inputs too)
+    const boxes = 'input:not([type="range"]):not([type="checkbox"]), textarea, select, [contenteditable="true"], '
+                  + '[role="listbox"]';
+    const owned = e.target.closest && e.target.closest(boxes + (e.key === "Escape" ? "" : ', input, [role="slider"]'));
     // Streamlit's own shortcut turns the step on → and ←: a turn, as one by a clicker's key
     const shortcut = window.keysOnSwitches[e.key];
     if (shortcut && !owned && !turning() && button(shortcut)) beginTurn(shortcut);

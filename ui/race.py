@@ -62,7 +62,7 @@ def lane_heading(lane: Finished) -> str:
     passes = counted(lane.passes, "target pass", "target passes")
     # a number stays on its unit's line
     return (f'<p style="margin:0 0 0.5rem"><span role="heading" aria-level="2" style="font-weight:600">'
-            f"{html.escape(lane.name)}</span><br>{counted(len(lane.ids), 'token')} · {passes} · "
+            f"{html.escape(lane.name)}</span><br>\n{counted(len(lane.ids), 'token')} · {passes} · "
             f"{lane.rate:.1f}\u00a0tokens/s</p>")
 
 

@@ -12,7 +12,8 @@
 - Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
   the box opens for the button the keyboard is on, its text is read out (a polite live region).
 - Results: a race, a reply or a playground text arrives while the focus stays on the control
-  that asked for it. A page says what came in a line of its own (`announce`), read out once.
+  that asked for it. A page says what came in a line of its own (`announce`), read out once:
+  the same words again (the page visited again) are not read.
 - Sliders: Streamlit names a slider's input twice over (its own label, then the group's, the
   same words), so that "γ" is read "γ γ": it keeps one.
 - A heading's link to itself ("Link to heading", shown on hover) is one more Tab stop on every
@@ -78,12 +79,14 @@ _SCRIPT = """<script>
     }
     return region;
   };
-  // read out once as it changes; a page that shows none leaves the next one new
+  // read out once, when it differs from the last one read: the same text met again (a page
+  // visited again, a rerun that moved nothing) is not news
   let lastResult = "";
   const results = () => {
     const source = document.querySelector('[data-testid="stMain"] .RESULT');
     const words = source ? source.textContent.trim() : "";
-    if (words && words !== lastResult) liveRegion("result-said").textContent = words;
+    if (!words || words === lastResult) return;
+    liveRegion("result-said").textContent = words;
     lastResult = words;
   };
   const sliders = () => {
@@ -110,7 +113,10 @@ _SCRIPT = """<script>
     queued ??= requestAnimationFrame(() => { queued = null; all(); });
   });
   window.screenReader.observe(document.body, {childList: true, subtree: true, characterData: true});
-  all();
+  // the live regions first, empty: a screen reader reads out changes to a region it already knows
+  liveRegion("help-said");
+  liveRegion("result-said");
+  requestAnimationFrame(all);
 })();
 </script>"""
 

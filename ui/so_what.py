@@ -99,6 +99,7 @@ def drafter_family() -> bool:
                                "best γ",
                         "c": "One draft step's cost, in target steps",
                         "best γ": "The γ at which the expected speed-up is largest",
+                        f"best γ, {OWN_V}": "The γ at which the speed-up at the table's own v is largest",
                         "table's v": "What the pass that checks γ drafts cost in this table's own run, "
                                      "at the γ best for that v, in single target steps",
                         "greedy agreement": "How often argmax q = argmax p on Nimbus-large's greedy text"})

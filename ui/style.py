@@ -43,7 +43,7 @@ PHONE_PANEL_TITLES
    (a column narrow enough for three lines, just above a phone's width, still leaves them uneven) */
 @media (min-width: 640px) {
   :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"]
-    [data-testid="stMarkdownContainer"] > p:first-child > strong:first-child {
+    [data-testid="stMarkdownContainer"] > p:first-child > [role="heading"]:first-child {
     display: inline-block; min-height: 2lh; }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
@@ -88,9 +88,9 @@ _BASE_CSS = """
 #step-question:focus { outline: none; }
 #step-question:focus::after { content: ""; position: absolute; inset: 0 -0.5rem; pointer-events: none;
                               border: 2px solid #0072B2; border-radius: 4px; }
-/* words for screen readers only, such as whether a drafted token was kept */
 /* what a screen reader is told of a result (screen_reader.announce): its element takes no room */
 [data-testid="stElementContainer"]:has(.run-result) { display: none; }
+/* words for screen readers only, such as whether a drafted token was kept */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
            white-space: nowrap; }
 /* the code page's comments carry this round's values (◀): the theme's grey italics reach only
