@@ -72,6 +72,7 @@ def hatch(color: str) -> str:
     return f"repeating-linear-gradient(135deg,transparent 0 4px,rgba({r},{g},{b},0.35) 4px 5.5px)"
 
 
+@cache
 def line_color(color: str) -> str:
     """`color`, darkened just enough that a line of it stands out from its chip's fill by
     LINE_CONTRAST: the same hue, as in the charts. Black where no shade of it reaches that."""

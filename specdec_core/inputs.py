@@ -123,8 +123,8 @@ def non_negative_number(raw: str) -> float:
 
 
 def _finite_number(raw: str, lo: float, above: bool) -> float:
-    value = number_argument(raw)
-    if not (math.isfinite(value) and (value > lo if above else value >= lo)):
+    value = number_argument(raw)  # finite, as read_decimal reads it
+    if not (value > lo if above else value >= lo):
         raise argparse.ArgumentTypeError(f"{raw} is out of range: give a number "
                                          f"{'above' if above else 'from'} {lo:g}{'' if above else ' up'}")
     return value
