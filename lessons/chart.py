@@ -137,6 +137,49 @@ def fixed(spec: dict) -> dict:
     return spec
 
 
+def panel_count(spec: dict) -> int:
+    """How many panels (x axes) a figure dict has side by side."""
+    return sum(1 for key in spec["layout"] if key.startswith("xaxis")) or 1
+
+
+def regridded(spec: dict, columns: int, panel_height: int = 150, gap: int = 140) -> dict:
+    """A one-row figure dict of panels (make_subplots with rows=1) laid out again as rows of
+    `columns` panels, for a phone's narrow column, edited in place. Each panel keeps its axes,
+    bars and title; a row's first panel shows the shared y ticks. Sizes are in pixels: each
+    row's plot `panel_height` tall, and `gap` between rows for the token names slanted under
+    one row and the panel titles (up to three lines) over the next."""
+    layout = spec["layout"]
+    n = panel_count(spec)
+    rows = -(-n // columns)
+    spacing = 0.08  # between columns, as a share of the width
+    width = (1 - spacing * (columns - 1)) / columns
+    plot = rows * panel_height + (rows - 1) * gap
+    titles = _panel_titles(layout)
+    for i in range(n):
+        suffix = str(i + 1) if i else ""
+        row, col = divmod(i, columns)
+        left, top = col * (width + spacing), 1 - row * (panel_height + gap) / plot
+        old = layout[f"xaxis{suffix}"]["domain"]
+        layout[f"xaxis{suffix}"]["domain"] = [left, left + width]
+        layout[f"yaxis{suffix}"]["domain"] = [top - panel_height / plot, top]
+        layout[f"yaxis{suffix}"]["showticklabels"] = col == 0
+        title = titles.get(round((old[0] + old[1]) / 2, 6))
+        if title is not None:
+            title.update(x=left + width / 2, y=top)
+    margin = layout.setdefault("margin", {})
+    # below the last row: its token names and the legend, which plotly's automatic margin
+    # would otherwise take out of the rows' own height
+    layout["height"] = plot + margin.get("t", 70) + 150
+    return spec
+
+
+def _panel_titles(layout: dict) -> dict[float, dict]:
+    """make_subplots' panel titles, by the centre of the panel each stands over."""
+    return {round(note["x"], 6): note for note in layout.get("annotations", [])
+            if note.get("xref") == "paper" and note.get("yref") == "paper" and note.get("y") == 1
+            and note.get("yanchor") == "bottom"}
+
+
 def lifted_title(spec: dict) -> str:
     """Take the title out of a figure dict and return it, for the page to set as text that wraps
     at any width (plotly cuts a long title at a phone's edge). The top margin then keeps only

@@ -1,6 +1,7 @@
 """Small rendering helpers: a chart with its table and text alternative, coloured tokens."""
 from __future__ import annotations
 
+import copy
 import html
 import re
 import unicodedata
@@ -10,7 +11,7 @@ from typing import Callable, Iterator, TypeVar
 import pandas as pd
 import streamlit as st
 
-from lessons.chart import Chart, enlarged, fixed, legible, lifted_title
+from lessons.chart import Chart, enlarged, fixed, legible, lifted_title, panel_count, regridded
 from lessons.figures import NO_FLIP
 from lessons.style import (BIDI_CONTROLS, HATCHED, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
                            hatch, line_color, marked_unseen, token_label, visible)
@@ -37,13 +38,34 @@ def show_chart(chart: Chart, key: str) -> None:
     # a heading to a screen reader, so that a chart can be reached from the list of headings
     st.markdown(f'<p class="chart-title" role="heading" aria-level="3" style="font-weight:600;margin:0.5rem 0 0">'
                 f'{html.escape(title)}</p>', unsafe_allow_html=True)
-    # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
-    st.plotly_chart(spec, key=key, config={"displayModeBar": False, "doubleClick": False})
+    _plot(spec, key)
     st.caption(spoken_text(chart.alt), unsafe_allow_html=True)
     # a plain table, every column of it in the page: a data frame draws its cells on a canvas
     # and gives a screen reader only the columns in view, which a half-width column cut to four
     with st.expander(f"Table view: {title}"):
         st.table(table_view(chart.rows), hide_index=True)
+
+
+# the most panels a phone's column shows side by side, and the fewest that are then laid out
+# in rows on it: five panels in one row leave each one 60 pixels, where its bars and the token
+# names under them run together
+PHONE_COLUMNS = 2
+PHONE_MOST_PANELS = 3
+
+
+def _plot(spec: dict, key: str) -> None:
+    """The plotly chart; one of four or more panels side by side also in rows of two, which the
+    page's style shows instead in a column narrower than a phone's (`ui/style.py`, `panels_`).
+    Not on a projector, whose column is always wide."""
+    # no toolbar: it covered the panel titles on hover and added eight tab stops to every chart
+    config = {"displayModeBar": False, "doubleClick": False}
+    if st.session_state.get("present") or panel_count(spec) <= PHONE_MOST_PANELS:
+        st.plotly_chart(spec, key=key, config=config)
+        return
+    narrow = regridded(copy.deepcopy(spec), PHONE_COLUMNS)
+    with st.container(key=f"panels_{key}"):
+        st.plotly_chart(spec, key=key, config=config)
+        st.plotly_chart(narrow, key=f"{key}_rows", config=config)
 
 
 def table_view(rows: list[dict]):

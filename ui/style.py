@@ -114,6 +114,11 @@ _BASE_CSS = """
   .st-key-round_code_beside { display: none; }
   .st-key-round_code_apart code { font-size: clamp(12px, calc((100cqi - 32px) / 46.8), 14px) !important; }
 }
+/* a chart of four or more panels side by side (ui/display.py, _plot): in rows of two in a
+   column narrower than 640 pixels, such as a phone's */
+[class*="st-key-panels_"] { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */
+@container (min-width: 640px) { [class*="st-key-panels_"] [class*="_rows"] { display: none; } }
+@container (max-width: 639.98px) { [class*="st-key-panels_"] > :not([class*="_rows"]) { display: none; } }
 /* the keyboard's focus, plain to see: Streamlit's ring is a faint 2:1, and its page links and
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,

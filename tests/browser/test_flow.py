@@ -1492,11 +1492,12 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
     for k, present in ((1, "0"), (2, "0"), (4, "0"), (1, "1"), (2, "1"), (4, "1")):
         page.goto(f"/?step={k}&present={present}")
         at_step(page, k, timeout=FIRST_LOAD_MS)
-        page.locator('[data-testid="stMain"] .js-plotly-plot .annotation-text').first.wait_for()
+        page.locator('[data-testid="stMain"] .js-plotly-plot:visible .annotation-text').first.wait_for()
         assert_labels_apart(page, f"step {k}, instructor mode {present}", least=3)
         if k in TITLE_SIZES:  # each part of a title on a line of its own, in legible type
             chart, count, least = TITLE_SIZES[k]
-            sizes = page.evaluate(_TITLE_SIZES, chart)
+            # the phone's copy in rows of two, where the ordinary type leaves one
+            sizes = page.evaluate(_TITLE_SIZES, chart if present == "1" else f"{chart}_rows")
             assert len(sizes) == count and min(sizes) >= least, (k, present, sizes)
         ticks = page.evaluate(_TICK_SIZES)
         assert ticks and max(ticks) <= 12, (k, present, ticks)
@@ -1510,7 +1511,8 @@ def test_chart_titles_do_not_overlap_on_a_phone(new_context):
 
 # for each chart, each x axis that names its bars: (axis, names set, names drawn); plotly
 # drops a name that would run past the chart's edge
-_BAR_NAMES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].flatMap(gd =>
+_BAR_NAMES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(gd => gd.getBoundingClientRect().width > 0).flatMap(gd =>
   Object.entries(gd._fullLayout)
     .filter(([key, ax]) => /^xaxis\\d*$/.test(key) && ax.tickmode === "array" && ax.tickvals)
     .map(([key, ax]) => [key, ax.tickvals.length, [...gd.querySelectorAll(`.${ax._id}tick text`)]
@@ -1522,12 +1524,38 @@ def test_every_bar_is_named_on_a_phone(new_context):
     for k, charts in ((1, 1), (2, 1), (4, 1), (5, 2)):
         page.goto(f"/?step={k}")
         at_step(page, k, timeout=FIRST_LOAD_MS)
-        plots = page.locator('[data-testid="stMain"] .js-plotly-plot')
+        plots = page.locator('[data-testid="stMain"] .js-plotly-plot:visible')
         expect(plots).to_have_count(charts, timeout=RUN_MS)
         for i in range(charts):  # every chart laid out, so that each has the layout the script reads
             plots.nth(i).locator(".xtick").first.wait_for()
         axes = page.evaluate(_BAR_NAMES)
         assert axes and all(drawn == named for _, named, drawn in axes), (k, axes)
+    no_exception(page)
+
+
+# the visible charts' panels: for each, its panels' left edges, top edges and widths in pixels
+_PANEL_GRID = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(gd => gd.getBoundingClientRect().width > 0)
+  .map(gd => Object.entries(gd._fullLayout).filter(([key]) => /^xaxis\\d*$/.test(key))
+    .map(([, x]) => [Math.round(x._offset), Math.round(x._anchorAxis._offset), Math.round(x._length)]))"""
+
+
+def test_a_chart_of_many_panels_stands_in_rows_on_a_phone(new_context):
+    """Step 2's five panels side by side leave a phone 60 pixels for each one's fifteen bars:
+    there they stand in rows of two, each at least 140 pixels wide; on a laptop, and again
+    when the window grows from a phone's width to a laptop's, in one row."""
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/?step=2")
+    at_step(page, 2, timeout=FIRST_LOAD_MS)
+    page.locator('[data-testid="stMain"] .js-plotly-plot:visible .xtick').first.wait_for()
+    (panels,) = page.evaluate(_PANEL_GRID)
+    assert len(panels) == 5 and len({left for left, _, _ in panels}) == 2, panels
+    assert len({top for _, top, _ in panels}) == 3 and min(w for _, _, w in panels) >= 140, panels
+    page.set_viewport_size({"width": 1366, "height": 844})
+    expect(page.locator('[data-testid="stMain"] .js-plotly-plot:visible')).to_have_count(1)
+    page.wait_for_function(f"({_PANEL_GRID})().length === 1 && ({_PANEL_GRID})()[0].every(p => p[2] > 100)")
+    (panels,) = page.evaluate(_PANEL_GRID)
+    assert len({left for left, _, _ in panels}) == 5 and len({top for _, top, _ in panels}) == 1, panels
     no_exception(page)
 
 
