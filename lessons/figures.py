@@ -266,7 +266,7 @@ def correction_chart(sc) -> Chart:
         alt = (f"All {sc.gamma} drafts were kept, so the target's pass already holds p for the next "
                f"position; the bonus token “{sc.label(drawn)}” was drawn from it "
                f"({prob_is('p', p[drawn])}).")
-        return Chart(base_layout(fig, "Every draft kept: a free bonus token drawn from p"), rows, alt)
+        return Chart(base_layout(fig, "Every draft kept: a bonus token from the same pass, drawn from p"), rows, alt)
     q = sc.q_dists[row]
     leftover = np.maximum(0.0, p - q)
     residual, z = residual_distribution(p, q)

@@ -131,8 +131,8 @@ def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) ->
     if not 0 < alpha < 1 or round(tokens_per_pass, 2) <= round(tokens_per_round_bound(alpha), 2):
         return ""
     places = next((d for d in (2, 3, 4) if round(measured, d) > round(alpha, d)), 4)
-    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling at α for "
-            f"the chart, 1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}, which "
+    return (f" This text's {tokens_per_pass:.2f} tokens per pass is above the chart's ceiling at its "
+            f"α, 1/(1 − α) = 1/(1 − {alpha:.3f}) = {tokens_per_round_bound(alpha):.2f}, which "
             f"no γ passes: this one text's own α was {measured:.{places}f}, against the chart's "
             f"{alpha:.{places}f}.")
 

@@ -119,8 +119,8 @@ def gamma_advice(drafter: str, gamma: int, best: int, speedup: float, here: floa
             odds = ", close enough to 1x that one race can come out a loss"
         else:
             odds = ""
-        why = ("Each extra draft costs a draft step but is reached and kept only with chance α, α², "
-               "α³…, which shrinks fast. On this CPU the checking pass also costs more as γ grows."
+        why = ("The k-th draft of a round is kept only with chance α^k, which shrinks fast, yet "
+               "each costs a full draft step. On this CPU the checking pass also costs more as γ grows."
                if gamma > best else
                f"Up to γ = {best} one more draft, a cheap step, is kept often enough to pay for itself "
                "and the longer check.")

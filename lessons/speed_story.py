@@ -170,7 +170,7 @@ def ceiling_text(alpha: float, cost_ratio: float, drafter: str, sweep: bool = Tr
                  + (" (the γ sweep below times prompts on whose text the drafter's α is higher, which is "
                     "most of why its measured tokens per pass stand above its closed form at large γ)"
                     if sweep else "")
-                 + ", though each extra draft also costs a draft step.")
+                 + ".")
     else:
         text += "."
     cost_ratio = round(cost_ratio, 3)  # the c the sentence shows, so that a reader gets the same α

@@ -114,7 +114,8 @@ def _swept_check_cost(sc: Scenario, ratio: float) -> str:
     if swept is None or sc.timed_on != "cpu" or abs(ratio - swept) <= BUSY_GAP:
         return ""
     return (f" The γ sweep on the So what page, the median of many tries, timed such a pass at "
-            f"{swept:.2f} times a pass over one position; on a busy server, one try strays from that.")
+            f"{swept:.2f} times a pass over one position; on a busy server, even the fastest of a few tries "
+            "strays from that.")
 
 
 def _accept_takeaway(sc: Scenario) -> str:
@@ -329,9 +330,9 @@ STEPS = (
          "their total **Z**. Only tokens the draft under-offered (**q < p**) have any weight in r. "
          "Why not simply draw again from p? A token the draft over-offered (**q > p**) already "
          "comes out with probability p through its coin flip (step 3: q · p/q = p); a "
-         f"fresh draw from p would give it more. If {ALL_GUESSES} were kept, there is "
+         f"fresh draw from p would give it more. If {ALL_GUESSES} were kept, there would be "
          "nothing to correct, and the "
-         "distribution the same pass gave for the slot after the last guess yields a **bonus** "
+         "distribution the same pass gave for the slot after the last guess would yield a **bonus** "
          "token (Bonus round, below, opens such a round).", _correct_takeaway,
          all_kept_title="A bonus instead of a correction",
          all_kept=("Nothing was rejected: where does the extra token come from?",

@@ -24,9 +24,9 @@ def counted(n: int, noun: str, plural: str = "") -> str:
 
 def passes_said(what: str, tokens: int, passes: int) -> str:
     """A text the pair wrote, in words for a screen reader once it is written: "Reply written:
-    57 tokens in 31 passes of Nimbus-large, where it alone makes one a token." """
+    57 tokens in 31 passes of Nimbus-large, which alone needs one pass a token." """
     return (f"{what}: {counted(tokens, 'token')} in {counted(passes, 'pass', 'passes')} of Nimbus-large, "
-            "where it alone makes one a token.")
+            "which alone needs one pass a token.")
 
 
 def seconds_text(seconds: float) -> str:

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, race_record,
                      speed_charts, speed_story, steps, wording)
-from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title
+from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title, panel_count, regridded
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
 from lessons import chart as chart_parts
@@ -454,6 +454,32 @@ def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     go.Figure(big)  # still a valid figure
 
 
+def test_regridded_sets_panels_in_rows_with_their_titles(rejected):
+    """A phone's copy of a chart of panels side by side: rows of two, each panel keeping its
+    bars and its title over it, the rows apart, the y ticks at each row's start only."""
+    verify = figures.verify_chart(rejected).figure  # four panels: three guesses and the bonus slot
+    spec = verify.to_dict()
+    lifted_title(spec)
+    before = [(t["xaxis"], t["yaxis"], list(t["x"])) for t in spec["data"]]
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    rows = regridded(spec, 2, panel_height=150, gap=140)
+    fig = go.Figure(rows)  # still a valid figure
+    layout = fig.layout
+    assert panel_count(rows) == 4 and [(t.xaxis, t.yaxis, list(t.x)) for t in fig.data] == before
+    xs = [layout[f"xaxis{i or ''}"].domain for i in (0, 2, 3, 4)]
+    ys = [layout[f"yaxis{i or ''}"].domain for i in (0, 2, 3, 4)]
+    assert xs[0] == xs[2] and xs[1] == xs[3] and xs[0][1] < xs[1][0]  # two columns, apart
+    assert ys[0] == ys[1] and ys[2] == ys[3] and ys[2][1] < ys[0][0]  # two rows, apart
+    assert ys[0][1] == 1 and ys[2][0] == pytest.approx(0)
+    plot = layout.height - spec["layout"]["margin"]["t"] - 150
+    assert (ys[0][0] - ys[2][1]) * plot == pytest.approx(140)  # the gap, in pixels
+    assert [layout[f"yaxis{i or ''}"].showticklabels is not False for i in (0, 2, 3, 4)] == [True, False, True, False]
+    for note, x, y in zip(layout.annotations, xs, ys):  # each title centred over its own panel
+        assert note.x == pytest.approx(sum(x) / 2) and note.y == y[1]
+    assert [a.text for a in layout.annotations] == titles
+    assert panel_count(figures.coin_chart(rejected).figure.to_dict()) == 1
+
+
 def test_exactness_tokens_show_both_routes():
     """When the draft over-sells the target's favourites, the corrected route lives on other
     tokens: the chart's tokens must include those as well as the favourites."""
@@ -560,7 +586,7 @@ def test_a_text_above_the_charts_ceiling_says_why():
     """1/(1 − α) bounds the closed form's tokens per pass at the chart's α; one short text can
     pass it with a higher α of its own, and the page says so."""
     higher = playground.above_ceiling_note(1.92, 0.54, 0.35)
-    assert higher == (" This text's 1.92 tokens per pass is above the chart's ceiling at α for the chart, "
+    assert higher == (" This text's 1.92 tokens per pass is above the chart's ceiling at its α, "
                       "1/(1 − α) = 1/(1 − 0.350) = 1.54, which no γ passes: "
                       "this one text's own α was 0.54, against the chart's 0.35.")
     # above the ceiling only with a higher α of its own, however close: said to the decimal
@@ -688,9 +714,10 @@ def test_the_sweep_is_described_from_its_own_rows():
 
     rows = [row(1, 1.40, 1.43, 1.10, 1.14), row(2, 1.61, 1.60, 1.21, 1.20), row(3, 1.90, 1.70, 1.15, 1.00)]
     assert speed_charts.sweep_alt(rows) == (
-        "Blue lines count tokens per target pass, green ones speed-up: tokens per pass divided by "
-        "what a round costs in target steps, γc + v (γ draft steps of c each and a check of v), so "
-        "the gap between them is the price of drafting and checking. Measured speed-up peaks at γ = 2 (1.21x). Tokens per pass stay within 0.1 of their closed "
+        "Blue lines count tokens per target pass, green ones speed-up. The solid lines are timed; "
+        "the closed-form speed-ups divide tokens per pass by what a round costs in target steps, "
+        "γc + v (γ draft steps of c each and a check of v), so the gap between blue and green is "
+        "the price of drafting and checking. Measured speed-up peaks at γ = 2 (1.21x). Tokens per pass stay within 0.1 of their closed "
         "form up to γ = 2, and differ from it by up to 0.20 beyond. With the measured cost of "
         "verifying γ + 1 positions in place of one step, the closed form comes within 0.15 of the "
         "measured speed-up at every γ.")
@@ -1371,8 +1398,9 @@ def test_the_steady_alpha_note_says_when_the_runs_own_alpha_is_far_from_it():
 
 def test_a_result_is_said_in_words_for_a_screen_reader():
     assert passes_said("Reply written", 57, 31) == ("Reply written: 57 tokens in 31 passes of Nimbus-large, "
-                                                    "where it alone makes one a token.")
-    assert passes_said("Written", 1, 1) == "Written: 1 token in 1 pass of Nimbus-large, where it alone makes one a token."
+                                                    "which alone needs one pass a token.")
+    assert passes_said("Written", 1, 1) == ("Written: 1 token in 1 pass of Nimbus-large, "
+                                            "which alone needs one pass a token.")
     lane = partial(race_record.Finished, pieces=(), origins=(), drafted=0)
     race = race_record.Race("", "nimbus-mini", 4, 0.0, 48, lane("Nimbus-large alone", ids=(0,) * 48, passes=48, seconds=1.6),
                             lane("Nimbus-mini drafts, Nimbus-large checks", ids=(0,) * 48, passes=26, seconds=0.8))
@@ -1835,7 +1863,7 @@ def test_the_race_advice_gives_the_reason_that_fits_the_gamma_on_the_slider():
     """Above the best γ, why extra drafts stop paying; below it, why one more still pays."""
     above = race_notes.gamma_advice("Nimbus-mini", 8, 2, 1.21, 0.86, table_settings=True)
     below = race_notes.gamma_advice("Nimbus-mini", 1, 2, 1.21, 1.20, table_settings=True)
-    assert "at γ = 8, 0.86x, slower than Nimbus-large alone. Each extra draft costs a draft step" in above
+    assert "at γ = 8, 0.86x, slower than Nimbus-large alone. The k-th draft of a round is kept only with chance α^k" in above
     assert "Up to γ = 2 one more draft" not in above
     assert "at γ = 1, 1.20x. Up to γ = 2 one more draft, a cheap step, is kept often enough" in below
     assert "Each extra draft" not in below

@@ -109,7 +109,8 @@ def drafter_family() -> bool:
     st.markdown(ceiling_text(alpha, best.cost_ratio, drafter, sweep=bool(load("gamma_sweep.json"))))
     flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
-               "few milliseconds, so they move from run to run; the charts below, measured in other "
+               "few milliseconds (a draft step) to a few tens (a target pass), so they move from run "
+               "to run; the charts below, measured in other "
                "runs, quote other values."
                + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
                   "than a pass over one (a CPU's matrix product for one row can be the slower one). "
