@@ -132,7 +132,7 @@ def table_reading(alpha: float, drafter: str, drafters_named: str) -> str:
         "were an independent coin with chance α, a round would keep α + α² + α³ + α⁴ ≈ "
         f"{kept:.2f} drafts on average, only {kept / 4:.0%} of its 4.\n"
         "- **c** is what a draft step costs, in target steps. The pass that checks γ drafts costs "
-        "**v** single steps (timed with the table; the γ sweep below times v again, in a run of its "
+        "**v** single steps (timed with the table; the γ sweep times v again, in a run of its "
         "own).\n"
         "- **Best γ and expected speed-up.** If every check is an independent coin that comes up "
         "\"keep\" with chance α (the *closed form*), a round writes (1 − α^(γ+1)) / (1 − α) tokens "

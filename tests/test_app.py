@@ -38,6 +38,7 @@ import ui.playground
 import ui.race
 import ui.round_line
 import ui.settings
+import ui.so_what
 import ui.walkthrough
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 from lessons import code_lesson
@@ -1051,6 +1052,29 @@ def test_so_what_page_runs():
     top = max(drafter_table(), key=lambda r: r.alpha)
     ceiling = lessons.speed_story.ceiling_text(top.alpha, top.cost_ratio, top.drafter)
     assert ceiling in [m.value for m in at.markdown]
+
+
+def test_without_a_gamma_sweep_the_drafter_table_gives_one_speed_up(monkeypatch, tmp_path):
+    """Before `make bench` has saved a γ sweep, the check can be priced only at the table run's
+    own v: one speed-up column, named so, rather than two of the same figures."""
+    for shipped in lessons.speed_story.RESULTS.glob("*.json"):
+        if shipped.name != "gamma_sweep.json":
+            (tmp_path / shipped.name).write_text(shipped.read_text())
+    monkeypatch.setattr(lessons.speed_story, "RESULTS", tmp_path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/so_what.py").run()
+    no_exception(at)
+    assert not at.error
+    (family,) = [df.value for df in at.dataframe if "α" in df.value.columns]
+    only = ui.so_what.ONLY_OWN_V
+    assert list(family.columns[:4]) == ["drafter", "α", only, "best γ"], list(family.columns)
+    assert not {lessons.speed_story.SWEPT, lessons.speed_story.OWN_V} & set(family.columns)
+    assert dict(zip(family["drafter"], family[only])) == {r.drafter: round(r.expected_speedup, 2)
+                                                           for r in drafter_table()}
+    assert dict(zip(family["drafter"], family["best γ"])) == {r.drafter: r.best_gamma for r in drafter_table()}
+    captions = " ".join(c.value for c in at.caption)
+    assert ("`make bench` saves the γ sweep" in captions) == any(r.verify_cost < 1 for r in drafter_table())
+    assert "the γ sweep below" not in captions
 
 
 def test_so_what_tables_grow_with_instructor_mode():

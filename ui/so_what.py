@@ -67,10 +67,17 @@ def speed_table() -> bool:
     return True
 
 
+# the one speed-up column where no γ sweep was saved to price the check
+ONLY_OWN_V = f"{SWEPT} {OWN_V}"
+
+
 def _speedup_columns(table) -> list[dict]:
     """Per row, the expected speed-up with the check priced at the γ sweep's costs and its best
-    γ; then the same at the table run's own v, with that best γ too should it differ in any row."""
+    γ; then the same at the table run's own v, with that best γ too should it differ in any row.
+    Without a saved sweep the two are one figure, at the table's own v, given once."""
     verify = saved_verify_costs()  # read once for every row
+    if not verify:
+        return [{ONLY_OWN_V: r.expected_speedup, "best γ": r.best_gamma} for r in table]
     best = [expected_best(r, verify) for r in table]
     same = all(gamma == r.best_gamma for (gamma, _), r in zip(best, table))
     return [{SWEPT: speedup, "best γ": gamma, OWN_V: r.expected_speedup,
@@ -89,7 +96,7 @@ def drafter_family() -> bool:
     number_table([{"drafter": r.drafter, "α": r.alpha, **speedups, "c": r.cost_ratio,
                    "table's v": r.verify_cost, "greedy agreement": r.greedy_agreement}
                   for r, speedups in zip(table, _speedup_columns(table))],
-                 formats={"α": "%.3f", SWEPT: "%.2fx", OWN_V: "%.2fx", "c": "%.3f",
+                 formats={"α": "%.3f", SWEPT: "%.2fx", OWN_V: "%.2fx", ONLY_OWN_V: "%.2fx", "c": "%.3f",
                           "table's v": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",
                         SWEPT: "From the closed form at the best γ, with this row's c and the check "
@@ -97,8 +104,10 @@ def drafter_family() -> bool:
                                "playground and the race price it",
                         OWN_V: "The same closed form with the v this table's own run timed, at its own "
                                "best γ",
+                        ONLY_OWN_V: "From the closed form at the best γ, with this row's c and the v "
+                                    "this table's own run timed (no γ sweep was saved to price the check)",
                         "c": "One draft step's cost, in target steps",
-                        "best γ": "The γ at which the expected speed-up is largest",
+                        "best γ": "The γ at which the first speed-up is largest",
                         f"best γ, {OWN_V}": "The γ at which the speed-up at the table's own v is largest",
                         "table's v": "What the pass that checks γ drafts cost in this table's own run, "
                                      "at the γ best for that v, in single target steps",
@@ -107,18 +116,24 @@ def drafter_family() -> bool:
     drafter, alpha = best.drafter, best.alpha
     st.markdown(table_reading(alpha, drafter, DRAFTERS_NAMED))
     st.markdown(ceiling_text(alpha, best.cost_ratio, drafter, sweep=bool(load("gamma_sweep.json"))))
-    flattered = any(r.flattered for r in table)
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds (a draft step) to a few tens (a target pass), so they move from run "
-               "to run; the charts below, measured in other "
-               "runs, quote other values."
-               + (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
-                  "than a pass over one (a CPU's matrix product for one row can be the slower one). "
-                  f"That makes checking look free and flatters the speed-up “{OWN_V}”; "
-                  f"“{SWEPT}” prices checking as the γ sweep below measured it, above one step, and "
-                  "gives the soberer figure." if flattered else "")
+               "to run; the charts below, measured in other runs, quote other values."
+               + (_flattered_note(bool(saved_verify_costs())) if any(r.flattered for r in table) else "")
                + " From benchmarks/drafters.py.")
     return True
+
+
+def _flattered_note(swept: bool) -> str:
+    """Why a v below 1 flatters the figure at the table's own v, and what prices the check
+    soberly: the γ sweep's costs (`swept`), or, before it is saved, `make bench`."""
+    note = (" Where v is below 1, the table's run timed a pass over several positions as cheaper "
+            "than a pass over one (a CPU's matrix product for one row can be the slower one). "
+            "That makes checking look free and flatters ")
+    if not swept:
+        return note + "the speed-up; `make bench` saves the γ sweep, which prices checking as measured."
+    return (note + f"the speed-up “{OWN_V}”; “{SWEPT}” prices checking as the γ sweep below measured "
+            "it, above one step, and gives the soberer figure.")
 
 
 def gamma_sweep() -> bool:
