@@ -114,6 +114,12 @@ _BASE_CSS = """
   .st-key-round_code_beside { display: none; }
   .st-key-round_code_apart code { font-size: clamp(12px, calc((100cqi - 32px) / 46.8), 14px) !important; }
 }
+/* a code block's copy button: Streamlit hides it until the pointer is over the block, out of
+   the keyboard's reach and a touch screen's; here Tab reaches it, and it shows while it has the
+   focus, and always where nothing can hover */
+[data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) { visibility: visible !important; }
+[data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]):focus-within { opacity: 1 !important; }
+@media (hover: none) { [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) { opacity: 1 !important; } }
 /* a chart of four or more panels side by side (ui/display.py, _plot): in rows of two in a
    column narrower than 640 pixels, such as a phone's */
 [class*="st-key-panels_"] { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */

@@ -1646,6 +1646,34 @@ def test_the_code_pages_values_never_hide_past_the_edge(new_context):
         page.close()
 
 
+# the opacity of the box that holds the focused copy button, and the button's name
+_FOCUSED_COPY = """() => { const b = document.activeElement;
+  return [b.getAttribute('aria-label'), getComputedStyle(b.closest('[data-testid="stCode"] > div')).opacity] }"""
+
+
+def test_a_code_blocks_copy_button_is_in_reach_of_the_keyboard_and_a_touch_screen(new_context):
+    """Streamlit shows a code block's copy button only under the pointer; Tab reaches it here,
+    and it shows while it has the focus, and always on a screen that cannot hover."""
+    page = new_context(viewport={"width": 1440, "height": 900}).new_page()
+    page.goto("/code")
+    expect(page.locator(".st-key-round_code pre").first).to_be_attached(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.locator('[data-testid="stMain"] p').first.click()  # the focus in the page, then on by Tab
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.getAttribute('aria-label')") == "Copy to clipboard":
+            break
+    # shown once it has faded in
+    page.wait_for_function(f"({_FOCUSED_COPY})()[1] === '1'", timeout=5_000)
+    assert page.evaluate(_FOCUSED_COPY)[0] == "Copy to clipboard"
+    phone = new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
+    phone.goto("/code")
+    copy = phone.locator('[data-testid="stCode"]:visible').first.get_by_role("button", name="Copy to clipboard")
+    expect(copy).to_be_visible(timeout=FIRST_LOAD_MS)
+    copy.evaluate("b => new Promise(done => setTimeout(done, 1000))")  # any fade-in over
+    assert copy.evaluate("b => getComputedStyle(b.closest('[data-testid=\"stCode\"] > div')).opacity") == "1"
+
+
 # each sidebar switch's track: its border's width and its fill
 _SWITCH_TRACKS = """() => ['present', 'predict'].map(key => {
   const track = document.querySelector(`.st-key-${key} label > div:not([data-testid])`);
