@@ -79,16 +79,20 @@ def _axes(layout: dict) -> set[str]:
     return {"xaxis", "yaxis", *(k for k in layout if k.startswith(("xaxis", "yaxis")))}
 
 
-def enlarged(fig: go.Figure, scale: float = 1.5) -> dict:
+def enlarged(fig: go.Figure, scale: float = 1.5, screen: float = 1.0) -> dict:
     """`fig` for a projector, as a plain figure dict: every text and the height grown by
-    `scale`. Edited as a dict, which costs a millisecond or two where plotly's validated
-    setters cost tens on every rerun; the caller's figure stays as it was."""
+    `scale`, and all of it again by `screen`, how much larger than 1280×720 the screen is
+    (ui/projector.py). Edited as a dict, which costs a millisecond or two where plotly's
+    validated setters cost tens on every rerun; the caller's figure stays as it was."""
     big = fig.to_dict()  # a deep copy
     layout = big["layout"]
+    scale *= screen
     size = layout.setdefault("font", {}).get("size", 12)
     layout["font"]["size"] = size * scale
     # grown less past a height that, with the title above it, fills a 720-pixel projector
-    layout["height"] = min(layout.get("height", 450) * scale, max(layout.get("height", 450), PROJECTOR_HEIGHT))
+    # (a taller one by as much more)
+    height = layout.get("height", 450)
+    layout["height"] = min(height * scale, max(height, PROJECTOR_HEIGHT * screen))
     # Streamlit's chart theme sizes ticks and legends itself (12 px), so they are set here too;
     # the legend a little larger again, as it names what every colour means (larger ticks would
     # make plotly drop every other token name on a narrow panel)

@@ -35,6 +35,7 @@ import ui.display
 import ui.keys
 import ui.models
 import ui.playground
+import ui.projector
 import ui.race
 import ui.round_line
 import ui.settings
@@ -1075,6 +1076,28 @@ def test_without_a_gamma_sweep_the_drafter_table_gives_one_speed_up(monkeypatch,
     captions = " ".join(c.value for c in at.caption)
     assert ("`make bench` saves the γ sweep" in captions) == any(r.verify_cost < 1 for r in drafter_table())
     assert "the γ sweep below" not in captions
+
+
+@pytest.mark.parametrize("sent, believed", [
+    (None, 1.0), ("1.5", 1.0), (True, 1.0), (float("nan"), 1.0), (float("inf"), 1.0), (-2, 1.0), (0.5, 1.0),
+    (1.0, 1.0), (1.22, 1.2), (2, 2.0), (1e9, ui.projector.MOST)])
+def test_a_screens_reported_growth_is_believed_only_as_a_number_in_range(sent, believed):
+    """The browser reports how much larger than 1280×720 the screen is; anything else a page
+    could send (text, NaN, a huge number) leaves the charts at their projector size."""
+    assert ui.projector.believed(sent) == believed
+
+
+def test_instructor_mode_charts_grow_with_the_reported_screen():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["step"], at.query_params["present"] = "2", "1"
+    at.run()
+    no_exception(at)
+    before = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    at.session_state[ui.projector.KEY] = {"growth": 1.2}  # as the reporter sets it on a 1080p screen
+    at.run()
+    after = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert after["font"]["size"] == pytest.approx(1.2 * before["font"]["size"])
+    assert after["height"] == pytest.approx(1.2 * before["height"])
 
 
 def test_so_what_tables_grow_with_instructor_mode():

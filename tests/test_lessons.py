@@ -435,6 +435,19 @@ def test_enlarged_grows_every_text_and_leaves_the_original(rejected):
     assert u.textfont.size == 2 * [t for t in coins.data if t.name == "coin flip u"][0].textfont.size
 
 
+def test_enlarged_grows_again_with_a_larger_screen(rejected):
+    """A 1080p projector (ui/projector.py reports 1.2) grows a chart's type and its height cap
+    by as much again as the page's own type grows."""
+    small = figures.verify_chart(rejected).figure
+    base, wide = go.Figure(enlarged(small, 1.5)), go.Figure(enlarged(small, 1.5, screen=1.2))
+    assert wide.layout.font.size == pytest.approx(1.2 * base.layout.font.size)
+    assert [a.tickfont.size for a in wide.select_xaxes()] == pytest.approx([18 * 1.2] * 4)  # 3 guesses, the bonus
+    assert wide.layout.legend.font.size == pytest.approx(21 * 1.2)
+    assert base.layout.height == PROJECTOR_HEIGHT and wide.layout.height == pytest.approx(1.2 * PROJECTOR_HEIGHT)
+    coins = figures.coin_chart(rejected).figure  # under the cap: grown by both factors
+    assert go.Figure(enlarged(coins, 1.5, screen=1.2)).layout.height == pytest.approx(1.8 * coins.layout.height)
+
+
 def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     verify = figures.verify_chart(rejected).figure  # two-line panel titles
     spec = verify.to_dict()

@@ -16,6 +16,7 @@ from lessons.figures import NO_FLIP
 from lessons.style import (BIDI_CONTROLS, HATCHED, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
                            hatch, line_color, marked_unseen, token_label, visible)
 
+from . import projector
 from .shared_stream import SharedStream
 
 T = TypeVar("T")
@@ -33,7 +34,8 @@ def plain_markdown(text: str) -> str:
 def show_chart(chart: Chart, key: str) -> None:
     """The chart (larger type in instructor mode) under its title, set as page text that wraps
     at any width; then its text alternative and its numbers."""
-    spec = fixed(legible(enlarged(chart.figure) if st.session_state.get("present") else chart.figure.to_dict()))
+    present = st.session_state.get("present")
+    spec = fixed(legible(enlarged(chart.figure, screen=projector.growth()) if present else chart.figure.to_dict()))
     title = lifted_title(spec)
     # a heading to a screen reader, so that a chart can be reached from the list of headings
     st.markdown(f'<p class="chart-title" role="heading" aria-level="3" style="font-weight:600;margin:0.5rem 0 0">'

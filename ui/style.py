@@ -3,7 +3,7 @@ only, the code's colours, and smaller chart labels on a phone. Instructor mode: 
 wide page, with the sidebar tucked away, and its way out."""
 import streamlit as st
 
-from . import focus, keys
+from . import focus, keys, projector
 from .url_state import ON_WORDS
 
 # the panel titles of steps 1 and 2 (four and five panels side by side, titles of two and three
@@ -15,8 +15,10 @@ _PHONE_PANEL_TITLES = """\
 _PRESENT_CSS = """
 <style>
 /* sized for a 1280-pixel projector, and grown with a wider one (1920 pixels: 27 px), which
-   shows the same page on the same screen; the charts keep their own sizes */
-html, body, [data-testid="stAppViewContainer"] { font-size: max(22px, 1.4vw); }
+   shows the same page on the same screen; the charts grow by as much (ui/projector.py), whose
+   reporter takes no room */
+.st-key-screen_growth_box { display: none; }
+html, body, [data-testid="stAppViewContainer"] { font-size: max(TYPE_PXpx, TYPE_VWvw); }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stMarkdownContainer"] .tokens { font-size: 1.3rem; }
 /* the thread's customer message, the first line the class reads (a div: see display.plain_text) */
@@ -68,7 +70,8 @@ PHONE_PANEL_TITLES
 #step-question:focus::after { display: none; }
 #step-question:focus [data-testid="stHeaderActionElements"] { display: none; }
 </style>
-""".replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES)
+""".replace("PHONE_PANEL_TITLES", _PHONE_PANEL_TITLES).replace(
+    "TYPE_PX", str(projector.PRESENT_TYPE_PX)).replace("TYPE_VW", str(projector.PRESENT_TYPE_VW))
 
 
 _BASE_CSS = """
@@ -220,4 +223,5 @@ def apply_presentation(on: bool, step_top: str | None = None) -> None:
                 focus.to_element(".st-key-present input")
         return
     st.html(_PRESENT_CSS + _ESC_SHOWN)
+    projector.track()
     st.button(keys.LEAVE, key="leave_presenting", on_click=_leave, icon=":material/close:", type="tertiary")

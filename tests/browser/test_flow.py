@@ -1646,6 +1646,26 @@ def test_the_code_pages_values_never_hide_past_the_edge(new_context):
         page.close()
 
 
+# the type size of the first token name under a bar, in pixels
+_FIRST_TICK = "() => parseFloat(getComputedStyle(document.querySelector('.js-plotly-plot .xtick text')).fontSize)"
+
+
+def test_instructor_modes_charts_grow_with_a_1080p_projector(new_context):
+    """The page's type grows on a screen wider than a 720p projector's; the charts' type grows
+    by as much (1.2 at 1920×1080: a token name of 21.6 pixels, not 18), and back when the
+    window is made smaller again, with nothing of the reporter on screen."""
+    page = new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.goto("/?step=2&present=1")
+    at_step(page, 2, timeout=FIRST_LOAD_MS)
+    page.wait_for_function(f"({_FIRST_TICK})() === 21.6", timeout=RUN_MS)
+    box = page.locator(".st-key-screen_growth_box")
+    expect(box).to_be_attached()
+    expect(box).to_be_hidden()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_function(f"({_FIRST_TICK})() === 18", timeout=RUN_MS)
+    no_exception(page)
+
+
 # the opacity of the box that holds the focused copy button, and the button's name
 _FOCUSED_COPY = """() => { const b = document.activeElement;
   return [b.getAttribute('aria-label'), getComputedStyle(b.closest('[data-testid="stCode"] > div')).opacity] }"""
