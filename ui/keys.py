@@ -193,8 +193,10 @@ _SCRIPT = """<script>
     return ink.length ? Math.max(...ink) : el.getBoundingClientRect().bottom;
   }};
   // how far to scroll before the key may press its button (0: press it): down until `anchor`
-  // (the button) is in view, up until the step's first line is; never past anything unseen
-  const readOn = (way, anchor) => {{
+  // (the button) is in view, up until the step's first line is; never past anything unseen.
+  // `shown`: a button that leaves the step as it is (a coin's flip) is first shown whole, so
+  // that the class sees what is pressed before it is
+  const readOn = (way, anchor, shown = false) => {{
     if (!way || !scroller()) return 0;
     const seen = view(), {{main, top, bottom, screen}} = seen;
     if (way < 0) {{
@@ -209,7 +211,7 @@ _SCRIPT = """<script>
       .filter(el => el.getBoundingClientRect().height > 0 && (!el.checkVisibility || el.checkVisibility()));
     const box = anchor.getBoundingClientRect();
     const read = Math.max(top, ...parts.filter(el => el.getBoundingClientRect().bottom <= box.top + 1)
-      .map(inkBottom));
+      .map(inkBottom), shown ? box.bottom : top);
     if (read <= bottom) return 0;
     const below = Math.min(box.bottom + 16 - bottom, main.scrollHeight - main.clientHeight - main.scrollTop);
     if (below < 1) return 0;
@@ -278,16 +280,17 @@ _SCRIPT = """<script>
     turn = {{name, line: line(), at: Date.now()}};
     const watch = setInterval(() => {{ if (!turning()) clearInterval(watch); }}, 100);
   }};
+  // Next and Back turn the step; another button (a coin's flip) leaves the step as it is
+  const turnsStep = name => Object.values(window.keysOnSwitches).includes(name);
   // once the button is drawn: scroll on, or press it (a disabled one is not pressed)
   const act = (way, name) => {{
     const found = drawn(name);
     if (!found.length) return false;
-    const by = readOn(way, found[0]);
+    const by = readOn(way, found[0], !turnsStep(name));
     const target = button(name);
     if (by) scrollOn(by);
     else if (target) {{
-      // Next and Back turn the step; another button (a coin's flip) leaves the step as it is
-      if (Object.values(window.keysOnSwitches).includes(name)) beginTurn(name);
+      if (turnsStep(name)) beginTurn(name);
       target.click();
     }}
     return true;
@@ -305,7 +308,7 @@ _SCRIPT = """<script>
       else if (way > 0 && goOn()) e.preventDefault();
       return;
     }}
-    if (found.length && !button(name) && !readOn(way, found[0])) {{
+    if (found.length && !button(name) && !readOn(way, found[0], !turnsStep(name))) {{
       if (way > 0 && goOn()) e.preventDefault();
       return;
     }}

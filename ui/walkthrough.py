@@ -213,11 +213,13 @@ def _flip(guess: str | None, position: int, c) -> None:
     st.session_state.revealed = position + 1
     right = None if guess is None else guess == ("keep" if c.accepted else "reject")
     st.session_state.last_guess = (right, c)
-    # the next guess, or on once all are flipped; moved even from a "Predict reject" that stays,
-    # so that every flip leaves the focus in the same place; and the verdict kept in view,
-    # where moving on to Next, below the chart, scrolled the last one away; on a projector at
-    # the top of the view, so that the chart under the next guess shows the coin just flipped
-    focus.after_click("Predict keep", "Next", always=True, show=".st-key-verdict",
+    # the same button again for the next guess (on a projector the focus ring is seen: on
+    # "Predict keep" after a flip without a guess it read as a keep chosen), or on once all are
+    # flipped; and the verdict kept in view, where moving on to Next, below the chart, scrolled
+    # the last one away; on a projector at the top of the view, so that the chart under the
+    # next guess shows the coin just flipped
+    pressed = keys.FLIP if guess is None else f"Predict {guess}"
+    focus.after_click(pressed, "Next", always=True, show=".st-key-verdict",
                       to_top=bool(st.session_state.get("present")))
 
 

@@ -227,16 +227,15 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     expect(button(page, "Back")).to_be_focused(timeout=RUN_MS)
     page.goto("/?step=3&predict=1&seed=2")  # predict first: four flips, the last one rejected
     at_step(page, 3)
-    keep = button(page, "Predict keep")  # a guess flips its coin: one press each
     question = page.get_by_text(re.compile(r"^Predict first: will"))
-    for flip in range(4):
+    for flip in range(4):  # a guess flips its coin, as a flip without one does: one press each
         asked = question.inner_text()
-        # either guess, and the focus moves to the next "Predict keep" all the same
-        button(page, "Predict reject" if flip % 2 else "Predict keep").focus()
+        pressed = ("Predict keep", "Predict reject", "Flip the coin")[flip % 3]
+        button(page, pressed).focus()
         page.keyboard.press("Enter")
-        if flip < 3:  # on to the next guess
+        if flip < 3:  # on to the next guess, the focus on the same button, which says what was pressed
             expect(question).not_to_have_text(asked, timeout=RUN_MS)
-            expect(keep).to_be_focused(timeout=RUN_MS)
+            expect(button(page, pressed)).to_be_focused(timeout=RUN_MS)
         else:  # every coin flipped: on to the next step
             expect(question).to_have_count(0, timeout=RUN_MS)
             expect(button(page, "Next")).to_be_focused(timeout=RUN_MS)
@@ -985,6 +984,17 @@ _COINS_OUT_OF_VIEW = """() => {
 }"""
 
 
+# whether the button that flips a coin without a guess is wholly in the view under the header
+_FLIP_IN_VIEW = """() => {
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const flip = [...document.querySelectorAll('[data-testid="stMain"] button')]
+    .find(b => b.innerText.includes('Flip the coin') && b.getClientRects().length);
+  if (!flip) return null;
+  const r = flip.getBoundingClientRect();
+  return r.top >= header && r.bottom <= window.innerHeight;
+}"""
+
+
 def test_on_a_projector_each_coin_flipped_shows_on_the_chart_under_the_next_guess(page: Page):
     """In instructor mode on a 1080p projector the chart of coin flips stands below the next
     guess: each flip brings its verdict to the top of the view, so that the chart's new diamond
@@ -995,19 +1005,22 @@ def test_on_a_projector_each_coin_flipped_shows_on_the_chart_under_the_next_gues
     _drawn(page)
     page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
     _holds_still(page)
-    seen = []
+    seen, shown = [], []
     for _ in range(12):  # a clicker: reads on to the first guess, then flips a coin a press
+        flip_in_view = page.evaluate(_FLIP_IN_VIEW)
         page.keyboard.press("PageDown")
         page.wait_for_timeout(700)
         settled(page)
         _drawn(page)
         flips, out = page.evaluate(_COINS_OUT_OF_VIEW)
         if flips > len(seen):
+            shown.append(flip_in_view)
             page.wait_for_timeout(800)  # the scroll to the verdict comes to rest
             seen.append(page.evaluate(_COINS_OUT_OF_VIEW)[1])
         if flips == 3:
             break
     assert seen == [0, 0, 0], seen  # each flip's diamonds all in view
+    assert shown == [True, True, True], shown  # and the buttons whole in view before each flip
     no_exception(page)
 
 
