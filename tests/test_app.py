@@ -1100,6 +1100,21 @@ def test_instructor_mode_charts_grow_with_the_reported_screen():
     assert after["height"] == pytest.approx(1.2 * before["height"])
 
 
+def test_so_whats_tables_come_with_a_plain_copy_for_a_phone():
+    """Beside each sortable frame, the same rows as a plain table (which the page shows in a
+    phone's narrow column instead), formatted as the frame shows them, without the speed
+    table's two tok/s columns."""
+    at = page("so_what")
+    no_exception(at)
+    frames = [df.value for df in at.dataframe]
+    plain = [t.value for t in at.table if "drafter" in t.value.columns]
+    assert len(frames) == len(plain) == 2
+    speed, family = plain
+    assert list(speed.columns) == [c for c in frames[0].columns if c not in ("target alone", "speculative")]
+    assert list(speed["speed-up"]) == [f"{v:.2f}x" for v in frames[0]["speed-up"]]
+    assert list(family.columns) == list(frames[1].columns) and list(family["drafter"]) == list(frames[1]["drafter"])
+
+
 def test_so_what_tables_grow_with_instructor_mode():
     """A data frame is drawn on a canvas at its own small size; instructor mode shows plain
     tables, whose text grows with the page, narrowed to fit a projector."""
@@ -1663,7 +1678,7 @@ def test_race_advice_prices_checking_as_the_playground_does(monkeypatch):
 
 @pytest.mark.parametrize("expected, said", [(0.86, ", slower than Nimbus-large alone."),
                                             (1.09, ", close enough to 1x that one race can come out a loss."),
-                                            (1.3, ". Each extra draft")])
+                                            (1.3, ". The k-th draft of a round")])
 def test_race_advice_says_what_the_gamma_on_the_slider_is_expected_to_give(monkeypatch, expected, said):
     """Below 1x the γ on the slider is expected to lose; within a race's scatter of 1x one race
     can lose; above, nothing more is said."""

@@ -1879,6 +1879,6 @@ def test_the_race_advice_gives_the_reason_that_fits_the_gamma_on_the_slider():
     assert "at γ = 8, 0.86x, slower than Nimbus-large alone. The k-th draft of a round is kept only with chance α^k" in above
     assert "Up to γ = 2 one more draft" not in above
     assert "at γ = 1, 1.20x. Up to γ = 2 one more draft, a cheap step, is kept often enough" in below
-    assert "Each extra draft" not in below
+    assert "The k-th draft" not in below
     elsewhere = race_notes.gamma_advice("Nimbus-mini", 1, 2, 1.21, 1.20, table_settings=False)
     assert elsewhere.startswith(below) and "The table was measured at temperature 1" in elsewhere

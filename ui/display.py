@@ -110,25 +110,31 @@ def table_cells(rows: list[dict]) -> list[dict]:
     return [{k: cell(v) for k, v in row.items()} for row in rows]
 
 
-def number_table(rows: list[dict], formats: dict[str, str], helps: dict[str, str],
+def number_table(rows: list[dict], key: str, formats: dict[str, str], helps: dict[str, str],
                  titles: dict[str, str] | None = None, wide: tuple[str, ...] = ()) -> None:
     """A table of measured numbers. `formats`: printf formats by column ("%.2fx"); `helps`:
     a column's tooltip; `titles`: a header longer than the column's key. On screen it is a
     sortable data frame. In instructor mode it is a plain table, whose text grows with the page
     (a data frame draws a canvas at its own small size), without the columns named in `wide`,
-    so that it fits a projector's width."""
+    so that it fits a projector's width; and so it is on a phone, where the frame showed four
+    of its columns and hid the rest past the edge with nothing to say so (both are sent, and the
+    page's style shows the one that fits: `ui/style.py`, `numbers_`). `key`: the table's name,
+    unique on its page."""
     titles = titles or {}
+    plain = [{titles.get(k, k): (formats[k] % v if k in formats else v)
+              for k, v in row.items() if k not in wide} for row in rows]
     if st.session_state.get("present"):
-        shown = [{titles.get(k, k): (formats[k] % v if k in formats else v)
-                  for k, v in row.items() if k not in wide} for row in rows]
-        st.table(shown, hide_index=True)
+        st.table(plain, hide_index=True)
         return
     config = {k: st.column_config.NumberColumn(titles.get(k), format=formats.get(k), help=helps.get(k))
               if k in formats else st.column_config.Column(titles.get(k), help=helps.get(k))
               for k in {*formats, *helps, *titles}}
     # rounded as shown: a screen reader reads the frame's cells as stored, all 16 digits
     shown = [{k: _as_shown(v, formats.get(k)) for k, v in row.items()} for row in rows]
-    st.dataframe(shown, hide_index=True, column_config=config)
+    with st.container(key=f"numbers_{key}"):
+        st.dataframe(shown, hide_index=True, column_config=config)
+        with st.container(key=f"numbers_{key}_plain"):
+            st.table(plain, hide_index=True)
 
 
 def _as_shown(value, fmt: str | None):

@@ -256,7 +256,7 @@ def races_so_far(races: list[Race]) -> None:
     silent = {"machine"} if not any(r.shared for r in races) else set()
     silent |= {"prompt"} if len({r.prompt for r in races}) == 1 else set()
     rows = [{k: v for k, v in row.items() if k not in silent} for row in rows]
-    number_table(rows,
+    number_table(rows, "races",
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f", "temperature": "%g", "top-p": "%g"},
                  helps={"race": "Numbered in the order they ran; the newest is at the top",
                         "tokens": "Tokens the speculative side wrote: fewer than asked where its "

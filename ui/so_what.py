@@ -36,7 +36,7 @@ def speed_table() -> bool:
                 for r, run in zip(speed, runs)]
         repeats = repeats_text(speed, runs)
     st.header("Speed, measured side by side", anchor=False)
-    number_table(rows,
+    number_table(rows, "speed",
                  formats={"speed-up": "%.2fx", "tokens / pass": "%.2f",
                           "target alone": "%.1f", "speculative": "%.1f", "vs transformers": "%.2fx"},
                  helps={"setting": "γ: the most tokens a round drafts; greedy or T: the temperature; "
@@ -95,7 +95,7 @@ def drafter_family() -> bool:
     # the speed-up it buys; the costs behind that speed-up after them
     number_table([{"drafter": r.drafter, "α": r.alpha, **speedups, "c": r.cost_ratio,
                    "table's v": r.verify_cost, "greedy agreement": r.greedy_agreement}
-                  for r, speedups in zip(table, _speedup_columns(table))],
+                  for r, speedups in zip(table, _speedup_columns(table))], "drafters",
                  formats={"α": "%.3f", SWEPT: "%.2fx", OWN_V: "%.2fx", ONLY_OWN_V: "%.2fx", "c": "%.3f",
                           "table's v": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",

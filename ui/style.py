@@ -128,6 +128,14 @@ _BASE_CSS = """
 [class*="st-key-panels_"] { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */
 @container (min-width: 640px) { [class*="st-key-panels_"] [class*="_rows"] { display: none; } }
 @container (max-width: 639.98px) { [class*="st-key-panels_"] > :not([class*="_rows"]) { display: none; } }
+/* a table of measured numbers (ui/display.py, number_table): a sortable frame, and in a column
+   narrower than 640 pixels, such as a phone's, a plain table whose every column is in view */
+[class*="st-key-numbers_"] { container-type: inline-size; gap: 0; }
+@container (min-width: 640px) { [class*="st-key-numbers_"] [class*="_plain"] { display: none; } }
+@container (max-width: 639.98px) {
+  [class*="st-key-numbers_"] > [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { display: none; }
+  [class*="st-key-numbers_"] [data-testid="stTable"] :is(th, td) { font-size: 11px; padding: 3px 4px; }
+}
 /* the keyboard's focus, plain to see: Streamlit's ring is a faint 2:1, and its page links and
    switches show focus by a tint of 1.1 to 1.2:1 only */
 button:focus-visible, a:focus-visible, summary:focus-visible,

@@ -1572,6 +1572,28 @@ def test_a_chart_of_many_panels_stands_in_rows_on_a_phone(new_context):
     no_exception(page)
 
 
+def test_so_whats_tables_show_every_column_on_a_phone(new_context):
+    """A sortable frame on a phone showed four of its columns and hid the rest past its edge
+    with nothing to say so: there the plain copy shows instead, every column in view; a
+    laptop keeps the frames."""
+    page = new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
+    page.goto("/so_what")
+    expect(page.get_by_text("What the early stop buys").first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    frames, tables = page.get_by_test_id("stDataFrame"), page.locator('[class*="st-key-numbers_"] [data-testid="stTable"]')
+    expect(tables).to_have_count(2)
+    for i in range(2):
+        expect(tables.nth(i)).to_be_visible()
+        expect(frames.nth(i)).to_be_hidden()
+        width, room = tables.nth(i).evaluate("t => [t.querySelector('table').scrollWidth, t.clientWidth]")
+        assert width <= room, (i, width, room)
+    page.set_viewport_size({"width": 1366, "height": 844})
+    for i in range(2):
+        expect(frames.nth(i)).to_be_visible()
+        expect(tables.nth(i)).to_be_hidden()
+    no_exception(page)
+
+
 # metric labels and values that a metric cuts off with an ellipsis at its column's edge
 _CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"] *')]
   .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
