@@ -3,6 +3,7 @@ with the layout they share and the two edits a page makes before drawing one (la
 projector, the title lifted out as text)."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -151,7 +152,8 @@ def regridded(spec: dict, columns: int, panel_height: int = 150, gap: int = 140)
     `columns` panels, for a phone's narrow column, edited in place. Each panel keeps its axes,
     bars and title; a row's first panel shows the shared y ticks. Sizes are in pixels: each
     row's plot `panel_height` tall, and `gap` between rows for the token names slanted under
-    one row and the panel titles (up to three lines) over the next."""
+    one row and the panel titles (up to three lines) over the next. Each row's first panel
+    takes the first one's axis title."""
     layout = spec["layout"]
     n = panel_count(spec)
     rows = -(-n // columns)
@@ -167,6 +169,8 @@ def regridded(spec: dict, columns: int, panel_height: int = 150, gap: int = 140)
         layout[f"xaxis{suffix}"]["domain"] = [left, left + width]
         layout[f"yaxis{suffix}"]["domain"] = [top - panel_height / plot, top]
         layout[f"yaxis{suffix}"]["showticklabels"] = col == 0
+        if col == 0 and "title" in layout["yaxis"]:  # each row's axis named, as the first row's
+            layout[f"yaxis{suffix}"]["title"] = copy.deepcopy(layout["yaxis"]["title"])
         title = titles.get(round((old[0] + old[1]) / 2, 6))
         if title is not None:
             title.update(x=left + width / 2, y=top)

@@ -490,6 +490,9 @@ def test_regridded_sets_panels_in_rows_with_their_titles(rejected):
     for note, x, y in zip(layout.annotations, xs, ys):  # each title centred over its own panel
         assert note.x == pytest.approx(sum(x) / 2) and note.y == y[1]
     assert [a.text for a in layout.annotations] == titles
+    draft = figures.draft_chart(rejected).figure.to_dict()  # its y axis titled q(x)
+    rows = go.Figure(regridded(draft, 2)).layout  # three guesses: two rows
+    assert rows.yaxis.title.text == rows.yaxis3.title.text == "q(x)" and not rows.yaxis2.title.text
     assert panel_count(figures.coin_chart(rejected).figure.to_dict()) == 1
 
 

@@ -233,7 +233,7 @@ def render() -> None:
         show_chart(playground_figures.speedup_chart(alpha, cost, s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
     count = written.stats.new_tokens
-    ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS})"
+    ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS} tokens)"
     source = (f"comes from the drafter table on the So what page ({cost:.2f}), and" if measured is not None
               else f"is taken as {cost:.2f}, as the drafter table on the So what page has not measured "
                    f"{s.drafter}; and")

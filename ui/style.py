@@ -57,6 +57,11 @@ PHONE_PANEL_TITLES
 /* the tables of So what and the race: plain tables in instructor mode, read from the back of
    the room */
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 0.9rem; }
+/* a heading as dark as its cells: it names the symbols the text refers to (α, c, v) */
+[data-testid="stTable"] th { color: inherit !important; }
+/* code in a sentence (`make bench`) nearly as large as the sentence: Streamlit's 0.75em was
+   19 pixels in 25-pixel text */
+:is([data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"]) code:not(pre code) { font-size: 0.9em; }
 /* a name split over two lines reads as two (the cell's text sits in an element of its own) */
 [data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
 /* a slider's value is what the class reads ("watch γ = 8"); its two end ticks may stay small */
@@ -123,6 +128,8 @@ _BASE_CSS = """
 [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) { visibility: visible !important; }
 [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]):focus-within { opacity: 1 !important; }
 @media (hover: none) { [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) { opacity: 1 !important; } }
+/* a touch screen has no Ctrl+Enter to apply a text box's text: a tap outside the box applies it */
+@media (hover: none) { [data-testid="InputInstructions"] { display: none; } }
 /* a chart of four or more panels side by side (ui/display.py, _plot): in rows of two in a
    column narrower than 640 pixels, such as a phone's */
 [class*="st-key-panels_"] { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -1592,6 +1593,44 @@ def test_so_whats_tables_show_every_column_on_a_phone(new_context):
         expect(frames.nth(i)).to_be_visible()
         expect(tables.nth(i)).to_be_hidden()
     no_exception(page)
+
+
+def test_a_touch_screen_is_not_told_to_press_ctrl_enter(new_context):
+    """A phone has no Ctrl+Enter: the prompt box's hint is hidden there (a tap outside the box
+    applies the text), and kept where a keyboard is the way to apply it."""
+    for touch, shown in ((True, False), (False, True)):
+        page = new_context(viewport=PHONE, has_touch=touch, is_mobile=touch).new_page()
+        open_playground(page)
+        page.get_by_role("textbox", name="Prompt").click()
+        page.keyboard.type(" now")
+        hint = page.get_by_test_id("InputInstructions")
+        expect(hint).to_have_text(re.compile("Ctrl\\+Enter"))
+        if shown:
+            expect(hint).to_be_visible()
+        else:
+            expect(hint).to_be_hidden()
+        page.close()
+
+
+# in instructor mode: a table heading's colour against its cells', and the size of code in a
+# sentence against the sentence's
+_PRESENT_TEXT = """() => {
+  const th = document.querySelector('[data-testid="stTable"] th'), td = document.querySelector('[data-testid="stTable"] td');
+  const code = [...document.querySelectorAll('[data-testid="stMain"] code')].find(c => !c.closest('pre'));
+  const size = e => parseFloat(getComputedStyle(e).fontSize);
+  return [getComputedStyle(th).color === getComputedStyle(td).color, size(code) / size(code.parentElement)];
+}"""
+
+
+def test_instructor_modes_table_headings_and_code_in_sentences_read_from_the_back(new_context):
+    """So what on a projector: its tables' headings (α, c, table's v) as dark as their cells, not
+    faded to 70 %, and code in a sentence (`make bench`) at 0.9 of the sentence's type, not 0.75."""
+    page = new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.goto("/so_what?present=1")
+    expect(page.locator('[data-testid="stTable"]').first).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    same_colour, code = page.evaluate(_PRESENT_TEXT)
+    assert same_colour and code == pytest.approx(0.9, abs=0.01), (same_colour, code)
 
 
 # metric labels and values that a metric cuts off with an ellipsis at its column's edge
