@@ -81,10 +81,11 @@ _SCRIPT = """<script>
     return Math.min(16, Math.max(0, gap));
   }};
   const heading = el => el && el.querySelector('h1, h2, h3, [role="heading"]');
-  // the elements, expanders, paragraphs (captions' too), list items, table rows and a code
-  // block's lines shown on the page (not what a closed expander holds)
+  // the elements, expanders, paragraphs (captions' too), list items, table rows, a code
+  // block's lines and a text's token chips (each row of them a line) shown on the page (not
+  // what a closed expander holds)
   const pieces = main => [...main.querySelectorAll(
-      '[data-testid="stElementContainer"], [data-testid="stExpander"], tr, [data-testid="stCode"] code > span, '
+      '[data-testid="stElementContainer"], [data-testid="stExpander"], tr, [data-testid="stCode"] code > span, .tok, '
       + ':is([data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"]) :is(p, li):not(td *, th *)')]
     .filter(el => el.getBoundingClientRect().height > 0 && (!el.checkVisibility || el.checkVisibility()));
   // those a move may end at the top of: not an element right under a heading (a chart under its

@@ -1134,6 +1134,33 @@ def _scrolled_by_key(page: Page, key: str) -> float:
     return now
 
 
+# token chips cut through by the header's foot
+_CHIPS_CUT = """() => {
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  return [...document.querySelectorAll('[data-testid="stMain"] .tok')].map(t => t.getBoundingClientRect())
+    .filter(r => r.height > 0 && r.top < header - 1 && r.bottom > header + 1).map(r => [r.top, r.bottom]);
+}"""
+
+
+def test_a_clicker_leaves_no_row_of_token_chips_cut_through_under_the_header(page: Page):
+    """The playground's text is rows of token chips in one block: a clicker's Page Down stopped
+    inside it, leaving a row's lower half under the header; each move now ends between rows."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/playground?present=1")
+    expect(page.get_by_text(re.compile(r"\d+ rounds to write \d+ tokens"))).to_be_visible(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.wait_for_function("() => window.keysToButtons", timeout=RUN_MS)
+    _holds_still(page)
+    tops = [page.evaluate(_SCROLLED)]
+    for _ in range(12):
+        tops.append(_scrolled_by_key(page, "PageDown"))
+        assert page.evaluate(_CHIPS_CUT) == [], tops
+        if tops[-1] == tops[-2] or "/playground" not in page.url:
+            break
+    assert len(set(tops)) >= 3, tops  # it read on through the page
+    no_exception(page)
+
+
 def test_a_clicker_reads_through_a_page_without_steps(page: Page):
     """On a page with no Next and Back (So what), a clicker's Page Down reads on through the page
     in instructor mode, without a click in the page first: each press by at most the view (a
