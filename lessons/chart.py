@@ -150,28 +150,29 @@ def panel_count(spec: dict) -> int:
 def regridded(spec: dict, columns: int, panel_height: int = 150, gap: int = 140) -> dict:
     """A one-row figure dict of panels (make_subplots with rows=1) laid out again as rows of
     `columns` panels, for a phone's narrow column, edited in place. Each panel keeps its axes,
-    bars and title; a row's first panel shows the shared y ticks. Sizes are in pixels: each
-    row's plot `panel_height` tall, and `gap` between rows for the token names slanted under
-    one row and the panel titles (up to three lines) over the next. Each row's first panel
-    takes the first one's axis title."""
+    bars and title; where the panels share one y scale (`matches`), a row's first panel shows
+    its ticks, and takes the first panel's axis title. Sizes are in pixels: each row's plot
+    `panel_height` tall, and `gap` between rows for the token names slanted under one row and
+    the panel titles (up to three lines) over the next. Meant for more panels than `columns`:
+    fewer stay as narrow as a full row's."""
     layout = spec["layout"]
     n = panel_count(spec)
     rows = -(-n // columns)
     spacing = 0.08  # between columns, as a share of the width
     width = (1 - spacing * (columns - 1)) / columns
     plot = rows * panel_height + (rows - 1) * gap
-    titles = _panel_titles(layout)
+    notes = _panel_titles(layout)
     for i in range(n):
         suffix = str(i + 1) if i else ""
         row, col = divmod(i, columns)
         left, top = col * (width + spacing), 1 - row * (panel_height + gap) / plot
-        old = layout[f"xaxis{suffix}"]["domain"]
-        layout[f"xaxis{suffix}"]["domain"] = [left, left + width]
-        layout[f"yaxis{suffix}"]["domain"] = [top - panel_height / plot, top]
-        layout[f"yaxis{suffix}"]["showticklabels"] = col == 0
-        if col == 0 and "title" in layout["yaxis"]:  # each row's axis named, as the first row's
-            layout[f"yaxis{suffix}"]["title"] = copy.deepcopy(layout["yaxis"]["title"])
-        title = titles.get(round((old[0] + old[1]) / 2, 6))
+        x, y = layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"]
+        title = _title_over(notes, x["domain"])
+        x["domain"], y["domain"] = [left, left + width], [top - panel_height / plot, top]
+        if "matches" in y:  # a shared scale: its numbers at each row's start only
+            y["showticklabels"] = col == 0
+            if col == 0 and "title" in layout["yaxis"]:
+                y["title"] = copy.deepcopy(layout["yaxis"]["title"])
         if title is not None:
             title.update(x=left + width / 2, y=top)
     margin = layout.setdefault("margin", {})
@@ -181,11 +182,21 @@ def regridded(spec: dict, columns: int, panel_height: int = 150, gap: int = 140)
     return spec
 
 
-def _panel_titles(layout: dict) -> dict[float, dict]:
-    """make_subplots' panel titles, by the centre of the panel each stands over."""
-    return {round(note["x"], 6): note for note in layout.get("annotations", [])
+def _panel_titles(layout: dict) -> list[dict]:
+    """The notes that may be make_subplots' panel titles: over the plot, at its top edge."""
+    return [note for note in layout.get("annotations", [])
             if note.get("xref") == "paper" and note.get("yref") == "paper" and note.get("y") == 1
-            and note.get("yanchor") == "bottom"}
+            and note.get("yanchor") == "bottom"]
+
+
+def _title_over(notes: list[dict], domain: list[float]) -> dict | None:
+    """The first of `notes` centred over a panel that spans `domain`, taken out of `notes` so
+    that no other panel takes it too."""
+    centre = (domain[0] + domain[1]) / 2
+    for i, note in enumerate(notes):
+        if abs(note["x"] - centre) < 1e-6:
+            return notes.pop(i)
+    return None
 
 
 def lifted_title(spec: dict) -> str:

@@ -1080,7 +1080,7 @@ def test_without_a_gamma_sweep_the_drafter_table_gives_one_speed_up(monkeypatch,
 
 @pytest.mark.parametrize("sent, believed", [
     (None, 1.0), ("1.5", 1.0), (True, 1.0), (float("nan"), 1.0), (float("inf"), 1.0), (-2, 1.0), (0.5, 1.0),
-    (1.0, 1.0), (1.22, 1.2), (2, 2.0), (1e9, ui.projector.MOST)])
+    (1.0, 1.0), (1.22, 1.2), (2, 2.0), (1e9, ui.projector.MOST), (10**400, ui.projector.MOST)])
 def test_a_screens_reported_growth_is_believed_only_as_a_number_in_range(sent, believed):
     """The browser reports how much larger than 1280×720 the screen is; anything else a page
     could send (text, NaN, a huge number) leaves the charts at their projector size."""
@@ -1093,7 +1093,7 @@ def test_instructor_mode_charts_grow_with_the_reported_screen():
     at.run()
     no_exception(at)
     before = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
-    at.session_state[ui.projector.KEY] = {"growth": 1.2}  # as the reporter sets it on a 1080p screen
+    at.session_state[ui.projector.BELIEVED] = 1.2  # as the reporter's callback keeps it on a 1080p screen
     at.run()
     after = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert after["font"]["size"] == pytest.approx(1.2 * before["font"]["size"])
@@ -1182,7 +1182,7 @@ def test_playground_counts_a_text_that_ended_early():
     written = int(label.split()[3])
     assert written < 48
     assert any(c.value.startswith(f"rounds to write {written} tokens (Nimbus-large ended the text "
-                                  "before 48)", len(c.value.split()[0]) + 1) for c in at.caption)
+                                  "before 48 tokens)", len(c.value.split()[0]) + 1) for c in at.caption)
 
 
 def test_a_prompt_the_target_ends_at_once_prices_the_chart_at_the_drafter_tables_alpha():

@@ -48,6 +48,8 @@ def show_chart(chart: Chart, key: str) -> None:
         st.table(table_view(chart.rows), hide_index=True)
 
 
+# the end of the key of what is drawn twice, once for a phone's narrow column (ui/style.py)
+PHONE_COPY = "__phone"
 # the most panels a phone's column shows side by side, and the fewest that are then laid out
 # in rows on it: five panels in one row leave each one 60 pixels, where its bars and the token
 # names under them run together
@@ -67,7 +69,7 @@ def _plot(spec: dict, key: str) -> None:
     narrow = regridded(copy.deepcopy(spec), PHONE_COLUMNS)
     with st.container(key=f"panels_{key}"):
         st.plotly_chart(spec, key=key, config=config)
-        st.plotly_chart(narrow, key=f"{key}_rows", config=config)
+        st.plotly_chart(narrow, key=f"{key}{PHONE_COPY}", config=config)
 
 
 def table_view(rows: list[dict]):
@@ -133,7 +135,7 @@ def number_table(rows: list[dict], key: str, formats: dict[str, str], helps: dic
     shown = [{k: _as_shown(v, formats.get(k)) for k, v in row.items()} for row in rows]
     with st.container(key=f"numbers_{key}"):
         st.dataframe(shown, hide_index=True, column_config=config)
-        with st.container(key=f"numbers_{key}_plain"):
+        with st.container(key=f"numbers_{key}{PHONE_COPY}"):
             st.table(plain, hide_index=True)
 
 

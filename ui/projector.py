@@ -22,41 +22,63 @@ BASE_HEIGHT = 720
 MOST = 3.0
 
 # the page type's growth, as the style computes it (max of a pixel size and a share of the
-# width), and never more than the height's, so that a wide, short screen keeps the charts in view
+# width), and never more than the height's, so that a wide, short screen keeps the charts in
+# view. One resize listener a browser tab: Streamlit runs this function again each time its
+# data changes, without the cleanup of the run before, which would leave a listener a run; it
+# reports through the component drawn last, and not at all once that one is gone (instructor
+# mode left), and only a growth other than the one last sent or given
 _JS = f"""
 export default function ({{ data, setStateValue }}) {{
-  const report = () => {{
-    const wide = window.innerWidth * {PRESENT_TYPE_VW / 100} / {PRESENT_TYPE_PX};
-    const growth = Math.max(1, Math.round(Math.min(wide, window.innerHeight / {BASE_HEIGHT}) * 10) / 10);
-    if (growth !== data.growth) setStateValue("growth", growth);
-  }};
-  report();
-  let wait;
-  const resized = () => {{ clearTimeout(wait); wait = setTimeout(report, 300); }};
-  window.addEventListener("resize", resized);
-  return () => {{ clearTimeout(wait); window.removeEventListener("resize", resized); }};
+  const tab = window.screenGrowth || (window.screenGrowth = {{}});
+  tab.set = setStateValue;
+  tab.sent = data.growth;
+  if (!tab.report) {{
+    tab.report = () => {{
+      const wide = window.innerWidth * {PRESENT_TYPE_VW / 100} / {PRESENT_TYPE_PX};
+      const tall = window.innerHeight / {BASE_HEIGHT};
+      const growth = Math.min({MOST}, Math.max(1, Math.round(Math.min(wide, tall) * 10) / 10));
+      if (tab.set && growth !== tab.sent) {{
+        tab.sent = growth;
+        tab.set("growth", growth);
+      }}
+    }};
+    window.addEventListener("resize", () => {{ clearTimeout(tab.wait); tab.wait = setTimeout(tab.report, 300); }});
+  }}
+  tab.report();
+  const mine = setStateValue;
+  return () => {{ if (tab.set === mine) tab.set = null; }};
 }}
 """
 
 _reporter = st.components.v2.component("screen_growth", js=_JS)
 
+# the growth believed, kept apart from the component's own state: Streamlit names a component
+# anew on each page, and a new page's would start from its default, not from the screen's
+BELIEVED = "screen_growth_believed"
+
 
 def track() -> None:
     """Mount the reporter, in instructor mode; its container is hidden (`ui/style.py`)."""
     with st.container(key=f"{KEY}_box"):
-        _reporter(key=KEY, data={"growth": growth()}, default={"growth": 1.0},
-                  on_growth_change=lambda: None)
+        _reporter(key=KEY, data={"growth": growth()}, default={"growth": growth()},
+                  on_growth_change=_believe)
+
+
+def _believe() -> None:
+    state = st.session_state.get(KEY)
+    st.session_state[BELIEVED] = believed(state.get("growth") if hasattr(state, "get") else None)
 
 
 def growth() -> float:
     """The screen's growth over 1280×720 as last reported, 1 where none was."""
-    state = st.session_state.get(KEY)
-    return believed(state.get("growth") if hasattr(state, "get") else None)
+    return st.session_state.get(BELIEVED, 1.0)
 
 
 def believed(value) -> float:
     """A reported growth as a number from 1 to MOST, to a tenth: the browser sends it, and a
     page can send anything (text, NaN, a huge number), which must not break a chart."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 1.0
-    return round(min(MOST, max(1.0, float(value))), 1)
+    if isinstance(value, float) and not math.isfinite(value):
+        return 1.0
+    return round(float(min(MOST, max(1.0, value))), 1)  # clamped first: 10**400 is no float

@@ -51,7 +51,8 @@ def speed_table() -> bool:
     apart = "" if max(runs) == 1 else (
         " Compare rows of different runs (the run column) by their ratios: speeds in tokens per "
         "second move with the machine's load"
-        + (" (this table leaves them out in instructor mode)." if st.session_state.get("present") else "."))
+        + (" (this table leaves them out in instructor mode)." if st.session_state.get("present")
+           else " (on a phone this table leaves them out)."))
     st.caption("From benchmarks/speed.py (`make bench` runs it). Each ratio compares methods timed in "
                "turn, prompt by prompt, in one run; between runs a speed-up moves by about ±0.1."
                f"{repeats}{apart}\n\n"
@@ -107,7 +108,7 @@ def drafter_family() -> bool:
                         ONLY_OWN_V: "From the closed form at the best γ, with this row's c and the v "
                                     "this table's own run timed (no γ sweep was saved to price the check)",
                         "c": "One draft step's cost, in target steps",
-                        "best γ": "The γ at which the first speed-up is largest",
+                        "best γ": "The γ at which the expected speed-up beside it is largest",
                         f"best γ, {OWN_V}": "The γ at which the speed-up at the table's own v is largest",
                         "table's v": "What the pass that checks γ drafts cost in this table's own run, "
                                      "at the γ best for that v, in single target steps",

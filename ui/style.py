@@ -7,7 +7,9 @@ from . import focus, keys, projector
 from .url_state import ON_WORDS
 
 # the panel titles of steps 1 and 2 (four and five panels side by side, titles of two and three
-# short lines) and step 4's three two-line titles, which would run into each other on a phone
+# short lines) and step 4's three two-line titles, which would run into each other on a phone:
+# step 4's, and in instructor mode steps 1 and 2's (elsewhere a phone shows those two charts'
+# copies in rows of two, keyed __phone, whose titles have room)
 _PHONE_PANEL_TITLES = """\
   .st-key-verify .annotation-text, .st-key-correct .annotation-text { font-size: 11px !important; }
   .st-key-draft .annotation-text { font-size: 12px !important; }"""
@@ -15,8 +17,8 @@ _PHONE_PANEL_TITLES = """\
 _PRESENT_CSS = """
 <style>
 /* sized for a 1280-pixel projector, and grown with a wider one (1920 pixels: 27 px), which
-   shows the same page on the same screen; the charts grow by as much (ui/projector.py), whose
-   reporter takes no room */
+   shows the same page on the same screen; the charts grow by as much, up to what the screen's
+   height allows (ui/projector.py), whose reporter takes no room */
 .st-key-screen_growth_box { display: none; }
 html, body, [data-testid="stAppViewContainer"] { font-size: max(TYPE_PXpx, TYPE_VWvw); }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
@@ -133,12 +135,12 @@ _BASE_CSS = """
 /* a chart of four or more panels side by side (ui/display.py, _plot): in rows of two in a
    column narrower than 640 pixels, such as a phone's */
 [class*="st-key-panels_"] { container-type: inline-size; gap: 0; }  /* no gap for the hidden copy */
-@container (min-width: 640px) { [class*="st-key-panels_"] [class*="_rows"] { display: none; } }
-@container (max-width: 639.98px) { [class*="st-key-panels_"] > :not([class*="_rows"]) { display: none; } }
+@container (min-width: 640px) { [class*="st-key-panels_"] > [class*="__phone"] { display: none; } }
+@container (max-width: 639.98px) { [class*="st-key-panels_"] > :not([class*="__phone"]) { display: none; } }
 /* a table of measured numbers (ui/display.py, number_table): a sortable frame, and in a column
    narrower than 640 pixels, such as a phone's, a plain table whose every column is in view */
-[class*="st-key-numbers_"] { container-type: inline-size; gap: 0; }
-@container (min-width: 640px) { [class*="st-key-numbers_"] [class*="_plain"] { display: none; } }
+[class*="st-key-numbers_"]:not([class*="__phone"]) { container-type: inline-size; gap: 0; }
+@container (min-width: 640px) { [class*="st-key-numbers_"] [class*="__phone"] { display: none; } }
 @container (max-width: 639.98px) {
   [class*="st-key-numbers_"] > [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { display: none; }
   [class*="st-key-numbers_"] [data-testid="stTable"] :is(th, td) { font-size: 11px; padding: 3px 4px; }
