@@ -36,11 +36,15 @@ _SCRIPT = """<script>
   const text = el => el ? el.innerText.trim() : "";
   const charts = () => {
     document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
-      const box = chart.closest('[data-testid="stElementContainer"]');
+      // the chart's own box, or the box of the two copies of one drawn also for a phone
+      // (ui/display.py), each of which the title and caption around the two name
+      const pair = chart.closest('[class*="st-key-panels_"]');
+      const box = pair ? pair.closest('[data-testid="stLayoutWrapper"]') || pair
+                       : chart.closest('[data-testid="stElementContainer"]');
       const title = box && box.previousElementSibling;
       const caption = box && box.nextElementSibling;
       const label = title && title.querySelector(".chart-title") ? text(title) : "";
-      const describedBy = `chart-alt-${i}`;
+      const describedBy = (caption && caption.id) || `chart-alt-${i}`;
       if (caption && caption.querySelector('[data-testid="stCaptionContainer"]')) {
         caption.id = describedBy;
         if (chart.getAttribute("aria-describedby") !== describedBy)

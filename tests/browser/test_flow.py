@@ -287,6 +287,13 @@ def test_charts_are_named_images_for_screen_readers(page: Page):
     expect(chart).to_have_count(1, timeout=RUN_MS)
     expect(chart).to_have_accessible_description(re.compile(r"^One target pass scored"))  # its caption
     assert "\n" not in chart.aria_snapshot().strip()  # one image: no loose tick labels to walk through
+    page.set_viewport_size(PHONE)  # the phone's copy, in rows of panels, is named alike
+    expect(chart).to_have_count(1)
+    expect(chart).to_have_attribute("aria-describedby", re.compile(".+"))
+    expect(chart).to_have_accessible_description(re.compile(r"^One target pass scored"))
+    assert page.locator('[data-testid="stPlotlyChart"]:visible').get_attribute("aria-label") == \
+        page.locator(".chart-title").first.inner_text()
+    page.set_viewport_size({"width": 1280, "height": 720})
     button(page, "Next").click()  # a rerun redraws the chart: it is named again
     at_step(page, 3)
     chart = page.get_by_role("img", name=re.compile(r"^Keep or reject"))
