@@ -1796,6 +1796,10 @@ def test_instructor_modes_charts_grow_with_a_1080p_projector(new_context):
     page.wait_for_function(f"({_FIRST_TICK})() === 21.6", timeout=RUN_MS)
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_function(f"({_FIRST_TICK})() === 18", timeout=RUN_MS)
+    # out of instructor mode, the reporter is gone, and a resize reports nothing
+    button(page, "Leave instructor mode").click()
+    expect(button(page, "Leave instructor mode")).to_have_count(0, timeout=RUN_MS)
+    page.wait_for_function("() => window.screenGrowth && window.screenGrowth.set === null", timeout=RUN_MS)
     no_exception(page)
 
 
