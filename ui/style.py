@@ -43,12 +43,17 @@ PHONE_PANEL_TITLES
   .js-plotly-plot .xaxislayer-above text { font-size: 12px !important; }
 }
 /* the race's two lanes side by side: each side's name at least two lines tall, so that both
-   texts start level where the pair's longer name wraps onto a second line in this large type
+   texts start level where the pair's longer name wraps onto a second line in this large type,
+   in a column under 23.5 times the page's type wide (the name, in type 1.3 times the page's, is
+   23 of them); in a wider one, such as a 1080p projector's, it fits one line and so do both
    (a column narrow enough for three lines, just above a phone's width, still leaves them uneven) */
 @media (min-width: 640px) {
-  :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"]
-    [data-testid="stMarkdownContainer"] > p:first-child > [role="heading"]:first-child {
-    display: inline-block; min-height: 2lh; }
+  :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"] { container-type: inline-size; }
+  @container (max-width: 23.5em) {
+    :is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid="stColumn"]
+      [data-testid="stMarkdownContainer"] > p:first-child > [role="heading"]:first-child {
+      display: inline-block; min-height: 2lh; }
+  }
 }
 /* a metric, a slider's value and its ticks hold markdown too: size them after the rule above */
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 2.4rem; }

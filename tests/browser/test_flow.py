@@ -549,6 +549,14 @@ def test_race_at_temperature_zero_writes_the_same_text(page: Page):
     expect(texts).to_have_count(2)
     left, right = (box["y"] for box in (texts.nth(0).bounding_box(), texts.nth(1).bounding_box()))
     assert abs(left - right) < 1, (left, right)
+    # on a 1080p projector's wider lanes the names fit one line each: no blank line under them
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    heads = main.locator(":is(.st-key-race_lanes, .st-key-last_race_lanes) [data-testid=stColumn] [role=heading]")
+    page.wait_for_function("els => els.every(h => h.getBoundingClientRect().height < "
+                           "1.5 * parseFloat(getComputedStyle(h).lineHeight))", arg=heads.element_handles(),
+                           timeout=RUN_MS)
+    left, right = (box["y"] for box in (texts.nth(0).bounding_box(), texts.nth(1).bounding_box()))
+    assert abs(left - right) < 1, (left, right)
     # per pass, so the sides compare whatever length each wrote; alone, always one token a pass
     per_pass = page.get_by_test_id("stMetric").filter(has_text="Tokens per target pass")
     expect(per_pass.get_by_test_id("stMetricValue")).to_have_text(re.compile(r"^\d\.\d\d vs 1\.00$"))
