@@ -59,9 +59,9 @@ BELIEVED = "screen_growth_believed"
 
 def track() -> None:
     """Mount the reporter, in instructor mode; its container is hidden (`ui/style.py`)."""
+    now = growth()
     with st.container(key=f"{KEY}_box"):
-        _reporter(key=KEY, data={"growth": growth()}, default={"growth": growth()},
-                  on_growth_change=_believe)
+        _reporter(key=KEY, data={"growth": now}, default={"growth": now}, on_growth_change=_believe)
 
 
 def _believe() -> None:

@@ -72,11 +72,10 @@ def speed_table() -> bool:
 ONLY_OWN_V = f"{SWEPT} {OWN_V}"
 
 
-def _speedup_columns(table) -> list[dict]:
-    """Per row, the expected speed-up with the check priced at the γ sweep's costs and its best
-    γ; then the same at the table run's own v, with that best γ too should it differ in any row.
-    Without a saved sweep the two are one figure, at the table's own v, given once."""
-    verify = saved_verify_costs()  # read once for every row
+def _speedup_columns(table, verify: dict[int, float]) -> list[dict]:
+    """Per row, the expected speed-up with the check priced at the γ sweep's costs (`verify`) and
+    its best γ; then the same at the table run's own v, with that best γ too should it differ in
+    any row. Without a saved sweep the two are one figure, at the table's own v, given once."""
     if not verify:
         return [{ONLY_OWN_V: r.expected_speedup, "best γ": r.best_gamma} for r in table]
     best = [expected_best(r, verify) for r in table]
@@ -91,12 +90,13 @@ def drafter_family() -> bool:
     table = drafter_table()
     if not table:
         return False
+    verify = saved_verify_costs()  # read once, for every row and the note
     st.header("The drafter family", anchor=False)
     # what a drafter is worth next to its name, where a phone's width still shows it: α, then
     # the speed-up it buys; the costs behind that speed-up after them
     number_table([{"drafter": r.drafter, "α": r.alpha, **speedups, "c": r.cost_ratio,
                    "table's v": r.verify_cost, "greedy agreement": r.greedy_agreement}
-                  for r, speedups in zip(table, _speedup_columns(table))], "drafters",
+                  for r, speedups in zip(table, _speedup_columns(table, verify))], "drafters",
                  formats={"α": "%.3f", SWEPT: "%.2fx", OWN_V: "%.2fx", ONLY_OWN_V: "%.2fx", "c": "%.3f",
                           "table's v": "%.2f", "greedy agreement": "%.3f"},
                  helps={"α": "The chance a checked draft is kept, at temperature 1: mean Σ min(p, q)",
@@ -120,7 +120,7 @@ def drafter_family() -> bool:
     st.caption("A cheap drafter with a high α is the whole game. c and v are ratios of timings of a "
                "few milliseconds (a draft step) to a few tens (a target pass), so they move from run "
                "to run; the charts below, measured in other runs, quote other values."
-               + (_flattered_note(bool(saved_verify_costs())) if any(r.flattered for r in table) else "")
+               + (_flattered_note(bool(verify)) if any(r.flattered for r in table) else "")
                + " From benchmarks/drafters.py.")
     return True
 
