@@ -182,15 +182,16 @@ def _predict_first(sc: Scenario) -> int:
                 st.button(f"Predict {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
                           icon=":material/toll:")
             # without a guess: a clicker presses it
-            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c),
-                      help="In instructor mode a clicker's Page Down presses it.")
+            # no help of its own: the focus stays on it after a flip, and its help box, shown on
+            # focus, covered the next question; the question says what a clicker does
+            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
     return st.session_state.revealed
 
 
 def _how_to_flip(shown: int) -> str:
     """How the buttons flip a coin, said at the first coin only: a class reads it once."""
     return ("" if shown else f" A prediction flips the coin; “{keys.FLIP}” flips it without one, for a "
-            "class that voted by hand.")
+            "class that voted by hand (in instructor mode a clicker's Page Down presses it).")
 
 
 def _sure_keep(c) -> str:

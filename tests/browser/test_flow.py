@@ -237,6 +237,8 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
         if flip < 3:  # on to the next guess, the focus on the same button, which says what was pressed
             expect(question).not_to_have_text(asked, timeout=RUN_MS)
             expect(button(page, pressed)).to_be_focused(timeout=RUN_MS)
+            # and no help box over the next question
+            expect(page.get_by_test_id("stTooltipContent")).to_have_count(0)
         else:  # every coin flipped: on to the next step
             expect(question).to_have_count(0, timeout=RUN_MS)
             expect(button(page, "Next")).to_be_focused(timeout=RUN_MS)
