@@ -6,6 +6,7 @@ import streamlit as st
 from lessons import code_lesson
 from lessons.scenario import WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT
 
+from . import code_wrap
 from .models import get_pair, get_scenario
 from .settings import in_the_sidebar
 
@@ -30,6 +31,7 @@ def render() -> None:
     # cannot scroll sideways, gets them (and a narrow column, for the round: see round_code);
     # elsewhere a long line scrolls and the indentation holds
     wrap = bool(s.present)
+    code_wrap.install()
     round_code(code_lesson.annotated_source(sc), code_lesson.annotated_source(sc, apart=True), wrap)
     with st.expander("The helpers it calls"):
         for source in code_lesson.helper_sources():

@@ -1784,6 +1784,45 @@ def test_the_code_pages_values_never_hide_past_the_edge(new_context):
         page.close()
 
 
+# for each line of the round's shown code block that wraps: where its first printed character
+# stands, where its further rows start, and one column's width, in pixels
+_WRAPPED_LINES = """() => {
+  const code = [...document.querySelectorAll('.st-key-round_code pre code')].find(c => c.offsetParent !== null);
+  const rangeOver = (node, start, end) => { const r = document.createRange(); r.setStart(node, start); r.setEnd(node, end); return r; };
+  const out = [];
+  for (const line of code.children) {
+    const whole = document.createRange(); whole.selectNodeContents(line);
+    const rows = [...whole.getClientRects()].filter(r => r.width > 0);
+    const firstTop = Math.min(...rows.map(r => r.top));
+    const further = rows.filter(r => r.top > firstTop + 2);
+    if (!further.length) continue;
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let node, first = null;
+    while (!first && (node = walker.nextNode())) {
+      const at = node.textContent.search(/\\S/);
+      if (at >= 0) first = rangeOver(node, at, at + 1).getBoundingClientRect();
+    }
+    out.push([first.left, Math.min(...further.map(r => r.left)), first.width, line.textContent.trim().slice(0, 40)]);
+  }
+  return out;
+}"""
+
+
+def test_a_wrapped_line_of_code_goes_on_under_its_own_indentation(new_context):
+    """On a phone the round's lines wrap; each goes on a few columns in from its own first
+    character, as in an editor, not back at the block's margin, where the nesting was lost."""
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/code")
+    expect(page.locator(".st-key-round_code pre").first).to_be_attached(timeout=FIRST_LOAD_MS)
+    settled(page)
+    page.wait_for_function("() => window.codeWrap", timeout=RUN_MS)
+    wrapped = page.evaluate(_WRAPPED_LINES)
+    assert len(wrapped) >= 5, wrapped  # a phone's column wraps the notes and the long calls
+    for first, further, column, line in wrapped:
+        assert further >= first + 3.5 * column, (line, first, further, column)
+    no_exception(page)
+
+
 # the type size of the first token name under a bar, in pixels
 _FIRST_TICK = ("() => { const t = document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot .xtick text'); "
                "return t && parseFloat(getComputedStyle(t).fontSize); }")
