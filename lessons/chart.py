@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from .style import CHART_TEXT, FONT
+from .style import CHART_TEXT, FONT, LINE_CONTRAST, contrast, line_color
 
 
 # the most an enlarged chart grows to: with its title and Streamlit's header it fits a
@@ -129,6 +129,45 @@ def legible(spec: dict) -> dict:
     for note in layout.get("annotations", []):  # panel titles
         note.setdefault("font", {})["color"] = CHART_TEXT
     return spec
+
+
+def outlined(spec: dict) -> dict:
+    """A figure dict whose bars too pale to stand out from the white page by WCAG's 3:1 (q's
+    orange, a coin's reject side, step 1's undrawn candidates) are edged in their own hue,
+    darkened as a chip's underline is, edited in place. A bar with a visible edge of its own (a
+    drawn token's ring) keeps it."""
+    for trace in spec["data"]:
+        if trace.get("type") != "bar":
+            continue
+        marker = trace.setdefault("marker", {})
+        fills, line = marker.get("color"), marker.get("line", {})
+        n = len(fills) if isinstance(fills, (list, tuple)) else 1
+        colors, widths = _per_bar(line.get("color"), n), _per_bar(line.get("width") or 0, n)
+        edged = False
+        for i, fill in enumerate(_per_bar(fills, n)):
+            edge = _edge(fill)
+            if edge and (not widths[i] or colors[i] in (None, _CLEAR)):
+                colors[i], widths[i], edged = edge, 1, True
+        if edged:
+            single = n == 1 and not isinstance(fills, (list, tuple))
+            marker["line"] = {**line, "color": colors[0] if single else colors,
+                              "width": widths[0] if single else widths}
+    return spec
+
+
+_CLEAR = "rgba(0,0,0,0)"  # a bar's edge that is not drawn
+
+
+def _per_bar(value, n: int) -> list:
+    """A bar trace's property, given once for all its bars or once each, as a list of n."""
+    return list(value) if isinstance(value, (list, tuple)) else [value] * n
+
+
+def _edge(fill) -> str | None:
+    """The edge a bar of this #rrggbb fill needs against white, or None where it needs none."""
+    if not (isinstance(fill, str) and fill.startswith("#") and len(fill) == 7):
+        return None
+    return line_color(fill) if contrast(fill, "#ffffff") < LINE_CONTRAST else None
 
 
 def fixed(spec: dict) -> dict:

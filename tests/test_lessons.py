@@ -16,13 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 from lessons import (code_lesson, figures, montecarlo, playground, playground_figures, race_notes, race_record,
                      speed_charts, speed_story, steps, wording)
-from lessons.chart import PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title, panel_count, regridded
+from lessons.chart import (PROJECTOR_HEIGHT, enlarged, fixed, legible, lifted_title, outlined, panel_count,
+                           regridded)
 from lessons.playground import same_text_note, short_rounds_note, steady_alpha_note, summarize
 import lessons.scenario
 from lessons import chart as chart_parts
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, visible
+from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, contrast, visible
 from lessons.wording import (coin_comparison, counted, passes_said, prob_is, prob_pair, prob_text, ratio_pair, says,
                              significant)
 from specdec_core.inputs import is_blank
@@ -465,6 +466,27 @@ def test_lifted_title_leaves_room_for_the_panel_titles_only(rejected):
     lifted_title(coins)
     assert coins["layout"]["margin"]["t"] == 10
     go.Figure(big)  # still a valid figure
+
+
+def test_every_bar_stands_out_from_the_page_by_three_to_one(rejected, all_kept):
+    """WCAG's 3:1 for a shape that carries meaning: each bar of the walkthrough's charts, by its
+    fill or by its edge. q's orange reaches 2.25:1 alone, a coin's reject side 1.41:1."""
+    charts = [figures.draft_chart(rejected), figures.verify_chart(rejected), figures.coin_chart(rejected, 3),
+              figures.correction_chart(rejected), figures.correction_chart(all_kept)]
+    pale = 0
+    for chart in charts:
+        for trace in outlined(chart.figure.to_dict())["data"]:
+            if trace["type"] != "bar":
+                continue
+            fills = trace["marker"]["color"]
+            n = len(fills) if isinstance(fills, (list, tuple)) else 1
+            line = trace["marker"].get("line", {})
+            per_bar = [chart_parts._per_bar(v, n) for v in (fills, line.get("color"), line.get("width") or 0)]
+            for fill, edge, width in zip(*per_bar):
+                edge = edge if width and str(edge).startswith("#") else fill
+                pale += contrast(fill, "#ffffff") < 3
+                assert max(contrast(fill, "#ffffff"), contrast(edge, "#ffffff")) >= 3, (trace["name"], fill, edge)
+    assert pale >= 3  # the pale fills are there, and edged
 
 
 def test_regridded_sets_panels_in_rows_with_their_titles(rejected):

@@ -11,7 +11,7 @@ from typing import Callable, Iterator, TypeVar
 import pandas as pd
 import streamlit as st
 
-from lessons.chart import Chart, enlarged, fixed, legible, lifted_title, panel_count, regridded
+from lessons.chart import Chart, enlarged, fixed, legible, lifted_title, outlined, panel_count, regridded
 from lessons.figures import NO_FLIP
 from lessons.style import (BIDI_CONTROLS, HATCHED, ORIGIN_COLORS, ORIGIN_LABELS, ORIGIN_LINES, chip_fill, code_point,
                            hatch, line_color, marked_unseen, token_label, visible)
@@ -35,7 +35,8 @@ def show_chart(chart: Chart, key: str) -> None:
     """The chart (larger type in instructor mode) under its title, set as page text that wraps
     at any width; then its text alternative and its numbers."""
     present = st.session_state.get("present")
-    spec = fixed(legible(enlarged(chart.figure, screen=projector.growth()) if present else chart.figure.to_dict()))
+    spec = fixed(legible(outlined(enlarged(chart.figure, screen=projector.growth()) if present
+                                  else chart.figure.to_dict())))
     title = lifted_title(spec)
     # a heading to a screen reader, so that a chart can be reached from the list of headings
     st.markdown(f'<p class="chart-title" role="heading" aria-level="3" style="font-weight:600;margin:0.5rem 0 0">'
