@@ -11,6 +11,7 @@ from lessons.wording import fit_text
 from specdec_core.catalog import default_drafter, drafter_names
 from specdec_core.sampling import GAMMAS
 
+from .style import switched
 from .url_state import (MAX_SEED, bool_param, choice_param, drop_unknown, float_param, int_choice_param,
                         int_param, keep, load, save, show_problems, text_param)
 
@@ -156,7 +157,7 @@ def sidebar(drafter: bool = True) -> None:
         st.number_input("Seed", key="seed", **limits("seed"),
                         help=f"Same seed, same draws: share the link to show the same round. A whole "
                              f"number from 0 to {MAX_SEED:,}")
-        st.toggle("Instructor mode", key="present",
+        st.toggle("Instructor mode", key="present", on_change=switched,
                   help="Large type, wide layout, controls tucked away; Esc leaves it. In the walkthrough "
                        "→ and ← turn the steps; a presentation clicker reads through each step, then "
                        "turns it")

@@ -227,6 +227,13 @@ def _leave() -> None:
     st.session_state.left_presenting = True
 
 
+def switched() -> None:
+    """The Instructor mode switch's change: turned on, the switch is about to vanish with the
+    sidebar, and the focus with it; the run gives it to the way out (see apply_presentation)."""
+    if st.session_state.get("present"):
+        st.session_state.entered_presenting = True
+
+
 def apply_presentation(on: bool, step_top: str | None = None) -> None:
     """Instructor mode's styles and its way out. Esc leaves it through a script of ours, not
     Streamlit's shortcut, which fires even from a text box (leaving instructor mode before the
@@ -247,3 +254,6 @@ def apply_presentation(on: bool, step_top: str | None = None) -> None:
     st.html(_PRESENT_CSS + _ESC_SHOWN)
     projector.track()
     st.button(keys.LEAVE, key="leave_presenting", on_click=_leave, icon=":material/close:", type="tertiary")
+    if st.session_state.pop("entered_presenting", False):
+        # the switch is hidden with the sidebar: the focus goes to the button that brings it back
+        focus.to_element(".st-key-leave_presenting button")

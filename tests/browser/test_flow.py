@@ -1353,6 +1353,8 @@ def test_esc_leaves_instructor_mode_except_from_a_text_box(page: Page):
     page.keyboard.press(" ")
     expect(button(page, "Leave instructor mode")).to_be_visible(timeout=RUN_MS)
     expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    # and the switch, hidden with the sidebar, hands the focus to the way out
+    expect(button(page, "Leave instructor mode")).to_be_focused(timeout=RUN_MS)
     no_exception(page)
 
 
