@@ -98,28 +98,44 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
             f"{'that one kept draft' if k == 1 else f'{k} kept drafts'}")
 
 
-# Nimbus-large's own text shorter than this gives too few positions to price the chart at
-FEW_TOKENS = 8
+# Nimbus-large's own text shorter than this gives too few positions to price the chart at: α
+# over n positions moves by about 0.3/√n (0.3: the spread of one position's overlap), a tenth
+# at 9, under 0.08 from 16 on
+FEW_TOKENS = 16
+# a prompt that breaks off mid-sentence, which the short text's note offers
+OPEN_PROMPT = "Your export failed because your"
 
 
 def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise: float = 0.0,
-                    table_settings: bool = True) -> str:
+                    table_settings: bool = True, written: int = 0, prompt: str = "") -> str:
     """Why the chart is not priced at α on Nimbus-large's own text when that text is only a few
-    `tokens` long (the prompt reads as finished, as a question does), and how to get a longer
-    one; `table_alpha`: the drafter table's α for `drafter`, which prices it instead (measured
-    at temperature 1, without top-p or draft noise), or None, where this run's own checks do.
-    `table_settings`: this run samples as the table measured (temperature 1, no top-p)."""
-    ended = ("Nimbus-large ends its text at once after this prompt" if tokens <= 1 else
-             f"Nimbus-large ends its own text after {counted(tokens, 'token')} here")
+    `tokens` long, and how to get a longer one; `table_alpha`: the drafter table's α for
+    `drafter`, which prices it instead (measured at temperature 1, without top-p or draft noise),
+    or None, where this run's own checks do. `table_settings`: this run samples as the table
+    measured (temperature 1, no top-p). `written`: the tokens of this run's own text, which,
+    drawn apart, can be long where Nimbus-large's ended early; `prompt`: this run's prompt."""
+    if tokens <= 1:
+        ended = "Nimbus-large ends its text at once after this prompt"
+    else:
+        ended = f"Nimbus-large's own text from this prompt ends after {counted(tokens, 'token')}"
     unnoised = ", measured without draft noise, which the chart then leaves out" if noise else ""
     elsewhere = ("" if table_settings else
                  f"; the table samples at {TABLE_SAMPLING}, and α differs at other settings")
     priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} "
               f"({table_alpha:.3f}, So what page{unnoised}{elsewhere})" if table_alpha is not None else
               "the speed-up chart's α comes from this run's own few checks and says little")
-    return (f"{ended}: too few positions to measure α on, so {priced}. A prompt that breaks "
-            "off mid-sentence, such as “Your export failed because your”, gives Nimbus-large more "
-            "to write and the figures more to count.")
+    return f"{ended}: too few positions to measure α on, so {priced}. {_longer_text(written, prompt)}"
+
+
+def _longer_text(written: int, prompt: str) -> str:
+    """How to give Nimbus-large a longer text of its own: another seed, where this run's own text,
+    drawn apart from it, shows the prompt leaves room; otherwise a prompt left open."""
+    if written >= FEW_TOKENS:
+        return (f"This run's text, drawn apart from it, ran to {counted(written, 'token')}, so the "
+                "prompt leaves room: another seed draws Nimbus-large a longer one of its own.")
+    example = "" if prompt.strip() == OPEN_PROMPT else f", such as “{OPEN_PROMPT}”,"
+    return (f"A prompt that breaks off mid-sentence{example} gives Nimbus-large more to write and "
+            "the figures more to count.")
 
 
 def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .style import marked_unseen
+
 
 @dataclass(frozen=True)
 class Finished:
@@ -85,6 +87,8 @@ def race_row(number: int, race: Race) -> dict:
 
 
 def short_prompt(prompt: str, most: int = 40) -> str:
-    """A prompt on one line, cut to `most` characters with "…"."""
+    """A prompt on one line, cut to `most` characters with "…", and every character in it that
+    prints nothing written as its code point: a direction character (U+202E) would otherwise
+    turn the table cell it stands in, and the settings line, to read backwards."""
     line = " ".join(prompt.split())
-    return line if len(line) <= most else line[:most - 1] + "…"
+    return marked_unseen(line if len(line) <= most else line[:most - 1] + "…")

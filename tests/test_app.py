@@ -1181,8 +1181,8 @@ def test_playground_counts_a_text_that_ended_early():
     (label,) = [m.label for m in at.metric if m.label.startswith("Target passes for ")]
     written = int(label.split()[3])
     assert written < 48
-    assert any(c.value.startswith(f"rounds to write {written} tokens (Nimbus-large ended the text "
-                                  "before 48 tokens)", len(c.value.split()[0]) + 1) for c in at.caption)
+    assert any(c.value.startswith(f"rounds to write {written} tokens (the text ended, at an end-of-text "
+                                  "token, before 48 tokens)", len(c.value.split()[0]) + 1) for c in at.caption)
 
 
 def test_a_prompt_the_target_ends_at_once_prices_the_chart_at_the_drafter_tables_alpha():
@@ -1201,6 +1201,20 @@ def test_a_prompt_the_target_ends_at_once_prices_the_chart_at_the_drafter_tables
     (table_metric,) = [m for m in at.metric if m.label == "α, drafter table"]
     assert table_metric.value == f"{table:.2f}"
     assert any(c.value.startswith("1 round to write 1 token ") for c in at.caption)
+
+
+def test_a_short_own_text_beside_a_long_run_points_to_another_seed():
+    """At this seed Nimbus-large's own text from the open default prompt ends within a few
+    tokens, while this run's text, drawn apart, runs on: the note says so and offers another
+    seed, not the prompt already in the box."""
+    at = page("playground", seed="778")
+    no_exception(at)
+    (note,) = [c.value for c in at.caption if "too few positions to measure α" in c.value]
+    written = int(next(m.label for m in at.metric if m.label.startswith("Target passes for ")).split()[3])
+    assert written >= 16, written
+    assert note.startswith("Nimbus-large's own text from this prompt ends after ")
+    assert f"This run's text, drawn apart from it, ran to {written} tokens" in note
+    assert "another seed draws Nimbus-large a longer one" in note and "Your export failed" not in note
 
 
 def test_playground_draft_quality_slider_changes_the_drafter():

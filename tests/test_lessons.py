@@ -666,8 +666,17 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     assert at_once.startswith("Nimbus-large ends its text at once after this prompt: too few positions")
     assert "drafter table's α for Nimbus-mini (0.428, So what page)" in at_once
     few = playground.short_text_note(5, "early-exit-9", None)
-    assert few.startswith("Nimbus-large ends its own text after 5 tokens here")
+    assert few.startswith("Nimbus-large's own text from this prompt ends after 5 tokens: too few")
     assert "comes from this run's own few checks and says little" in few and "mid-sentence" in few
+    assert f"such as “{playground.OPEN_PROMPT}”" in few
+    # the prompt left open already: no advice to type what is in the box
+    open_prompt = playground.short_text_note(5, "Nimbus-mini", 0.4281, written=9, prompt=playground.OPEN_PROMPT)
+    assert "mid-sentence gives Nimbus-large more to write" in open_prompt and "such as" not in open_prompt
+    # this run's own text, drawn apart, ran long: the prompt leaves room, and a seed is the way
+    drawn_long = playground.short_text_note(6, "Nimbus-mini", 0.4281, written=48, prompt=playground.OPEN_PROMPT)
+    assert drawn_long.endswith("This run's text, drawn apart from it, ran to 48 tokens, so the prompt leaves "
+                               "room: another seed draws Nimbus-large a longer one of its own.")
+    assert "mid-sentence" not in drawn_long
     noisy = playground.short_text_note(1, "Nimbus-mini", 0.4281, noise=0.3)
     assert "(0.428, So what page, measured without draft noise, which the chart then leaves out)" in noisy
     # at another temperature or with top-p, the table's α was measured elsewhere, and it says so
@@ -1447,6 +1456,15 @@ def test_a_result_is_said_in_words_for_a_screen_reader():
         "48 tokens in 0.80 s, 1.85 tokens per pass of Nimbus-large. Speed-up 2.00x.")
 
 
+def test_a_races_prompt_in_its_table_reads_forwards():
+    """A direction character in a prompt turned the table's cell to read backwards: it shows as
+    its code point, as a token made of one does; the cut still comes at 40 characters."""
+    assert race_record.short_prompt("\u202eevil <b>bold</b>\n  plain") == "⟨U+202E⟩evil <b>bold</b> plain"
+    assert race_record.short_prompt("a\u200bb") == "a⟨U+200B⟩b"
+    cut = race_record.short_prompt("word " * 20)
+    assert cut.endswith("…") and len(cut) == 40
+
+
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():
     assert same_text_note(0.0, True).endswith("Checked against it, it is.")
     assert "rounding tipped the choice" in same_text_note(0.0, False)
@@ -1622,7 +1640,7 @@ def test_a_race_too_short_to_measure_says_so(passes, said):
     assert said in race_notes.race_note(passes)
     if passes < race_notes.FEW_PASSES:
         assert "Raise Tokens" in race_notes.race_note(passes)
-        assert "ended this text early" in race_notes.race_note(passes, ended_early=True)
+        assert "Its text ended early, at an end-of-text token" in race_notes.race_note(passes, ended_early=True)
 
 
 def test_a_side_that_ends_its_text_early_is_named():

@@ -175,7 +175,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
     if tokens < FEW_TOKENS:  # a prompt that reads as finished, a question say: too little to count
         table_alpha = table.alpha if table else None
         notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise,
-                                        table_settings=sampled_as_table(s.temperature, s.top_p)))
+                                        table_settings=sampled_as_table(s.temperature, s.top_p),
+                                        written=len(written.ids), prompt=s.prompt))
         if table_alpha is None:
             return summary.alpha, notes, None
         return table_alpha, notes, {"label": "α, drafter table", "value": f"{table_alpha:.2f}",
@@ -233,7 +234,7 @@ def render() -> None:
         show_chart(playground_figures.speedup_chart(alpha, cost, s.gamma,
                                                     verify=saved_verify_costs()), "speedup")
     count = written.stats.new_tokens
-    ended = "" if count >= PLAY_TOKENS else f" (Nimbus-large ended the text before {PLAY_TOKENS} tokens)"
+    ended = "" if count >= PLAY_TOKENS else f" (the text ended, at an end-of-text token, before {PLAY_TOKENS} tokens)"
     source = (f"comes from the drafter table on the So what page ({cost:.2f}), and" if measured is not None
               else f"is taken as {cost:.2f}, as the drafter table on the So what page has not measured "
                    f"{s.drafter}; and")
