@@ -51,7 +51,7 @@ from specdec_core.quality import best_gamma, drafter_quality, drafter_table
 from specdec_core.sampling import expected_speedup, speculative_round
 from specdec_core.warping import Sampling
 from lessons.style import ORIGIN_COLORS, ORIGIN_LABELS, chip_fill, contrast, line_color, visible
-from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text, spoken_text
+from ui.display import chip, colored_text, html_div, origin_legend, plain_markdown, plain_text, prompt_chip, spoken_text
 from ui.settings import DEFAULT_PROMPT, DEFAULT_SEED, MAX_PROMPT_CHARS, THREAD
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1951,14 +1951,20 @@ def test_a_charts_text_alternative_hides_the_whitespace_marks_from_a_screen_read
 
 
 def test_html_in_a_prompt_is_shown_escaped():
-    """The playground shows the prompt only in its box; the page check guards a later change,
-    and the helpers below are what keeps token text escaped wherever it goes into HTML."""
-    at = page("playground", prompt=HOSTILE)
+    """The playground shows the prompt in its box and, escaped, before the text it continues;
+    the helpers below are what keeps token text escaped wherever it goes into HTML."""
+    at = page("playground", prompt=HOSTILE + " *not bold* :material/home:")
     no_exception(at)
     assert not at.warning
-    assert at.session_state["prompt"] == HOSTILE and at.text_area[0].value == HOSTILE
+    assert at.text_area[0].value == HOSTILE + " *not bold* :material/home:"
     for text in html_texts(at):
         assert "<script>" not in text and "<b>bold" not in text
+    # the text's block opens with the prompt, nothing in it read as HTML or markdown
+    (block,) = [t for t in html_texts(at) if 'class="tokens"' in t and "accepted draft" in t]
+    lead = re.match(r'<div class="tokens"[^>]*><span class="tok"[^>]*>(.*?)</span> ', block)
+    assert lead and lead[1] == ("&lt;b&gt;bold&lt;/b&gt;&lt;script&gt;alert(1)&lt;/script&gt; "
+                                "&#42;not bold&#42; &#58;material/home&#58;"), block[:300]
+    assert prompt_chip("\u202eevil").count("⟨U+202E⟩") == 1  # a direction character cannot turn it
     # the helpers every page uses to put text into unsafe HTML escape it
     for body in (chip(HOSTILE), chip(HOSTILE, visible_space=False), plain_text(HOSTILE),
                  colored_text([(HOSTILE, "accepted"), ("ok", "bonus")])):

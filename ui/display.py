@@ -154,18 +154,29 @@ def metric_row(*metrics: dict, gap: str = "medium") -> None:
 
 
 def chip(text: str, color: str | None = None, style: str = "", title: str = "",
-         visible_space: bool = True, line: str = "solid", spoken: str = "", hatched: bool = False) -> str:
-    """One token as an HTML span; `text` is escaped here. `style` comes last, so it can
-    override the chip's own. `spoken`: words only a screen reader reads, after the token.
-    `hatched`: its fill crossed by thin lines (a correction's, see lessons.style.HATCHED)."""
+         visible_space: bool = True, line: str = "solid", spoken: str = "", hatched: bool = False,
+         markup: bool = False) -> str:
+    """One token as an HTML span; `text` is escaped here, unless `markup` says it is HTML
+    already. `style` comes last, so it can override the chip's own. `spoken`: words only a
+    screen reader reads, after the token. `hatched`: its fill crossed by thin lines (a
+    correction's, see lessons.style.HATCHED)."""
     # (the chips are separate words to a screen reader anyway)
-    shown = mute_marks(token_label(text)) if visible_space else html.escape(text)
+    shown = text if markup else mute_marks(token_label(text)) if visible_space else html.escape(text)
     bg = (f"background:{chip_fill(color)};border-bottom:3px {line} {line_color(color)};" if color else "")
     if color and hatched:  # clear of the underline by its width: the line stands against the fill
         bg += f"background-image:{hatch(color)};background-size:100% calc(100% - 3px);background-repeat:no-repeat;"
     said = f'<span class="sr-only"> ({html.escape(spoken)})</span>' if spoken else ""
     return (f'<span class="tok" title="{html.escape(title)}" style="{bg}padding:1px 3px;margin:0 1px;'
             f'border-radius:4px;font-family:monospace;white-space:break-spaces;{style}">{shown}</span>{said}')
+
+
+def prompt_chip(prompt: str, most: int = 160) -> str:
+    """The prompt a text continues, as the walkthrough's "Continuing" line shows it: a plain chip
+    on one line before the text's coloured ones, its start cut to `most` characters; someone's
+    own text, so escaped as `plain_text` escapes it (nothing read as markdown, a direction
+    character shown as its code point, which would otherwise turn the text after it)."""
+    line = " ".join(prompt.split())
+    return chip(_escaped(line if len(line) <= most else "…" + line[1 - most:]), markup=True)
 
 
 def origin_legend(with_target: bool = False) -> str:

@@ -20,7 +20,8 @@ from specdec_core.quality import alpha_by_noise, drafter_table
 from specdec_core.warping import Sampling
 
 from . import screen_reader, settings
-from .display import colored_text, draw_as_written, html_block, metric_row, origin_legend, show_chart, so_far
+from .display import (colored_text, draw_as_written, html_block, metric_row, origin_legend, prompt_chip, show_chart,
+                      so_far)
 from .models import get_pair
 from .shared_stream import SharedStream
 
@@ -144,7 +145,7 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
              "value": written.stats.target_passes,
              "help": "Nimbus-large alone would need one pass per token"},
             gap="small")  # five in one row beside the sidebar at 1280 px
-        html_block(colored_text(list(written.pieces)) + "<br>" + origin_legend())
+        html_block(prompt_chip(s.prompt) + " " + colored_text(list(written.pieces)) + "<br>" + origin_legend())
     return summary
 
 
