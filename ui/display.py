@@ -245,12 +245,12 @@ def _which_were(pieces: list[tuple[str, str]]) -> str:
     """'; corrections: our, here; bonus tokens: !': which tokens came other than as kept drafts,
     in order, for a reader who cannot see their colours."""
     last = len(pieces) - 1
-    named = [f"{kind}: " + ", ".join(_spoken_token(t, i == last) for i, (t, o) in enumerate(pieces) if o == origin)
+    named = [f"{kind}: " + ", ".join(spoken_token(t, i == last) for i, (t, o) in enumerate(pieces) if o == origin)
              for origin, kind in _NAMED.items() if origin in (o for _, o in pieces)]
     return "".join(f"; {part}" for part in named)
 
 
-def _spoken_token(text: str, last: bool) -> str:
+def spoken_token(text: str, last: bool) -> str:
     """A token as a screen reader hears it in a list: its words; punctuation by its names, which
     a reader may skip and which a list's own commas would hide ("comma", "full stop"); or what
     it is when it has no words (as its chip shows it: see `_token_chip`)."""

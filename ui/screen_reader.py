@@ -8,7 +8,9 @@
   lane) or, without one, by the line above it (the walkthrough's "Step 2 of 5 · …").
 - The walkthrough's takeaway: Streamlit's boxes are statuses, which a screen reader reads out
   when they change; the takeaway, which changes with every step, would then be read before the
-  step's question. It is read where it stands instead.
+  step's question. It is read where it stands instead. So are Predict first's verdict and
+  question, which a flip's one announcement says (a status drawn with its text already in it,
+  as both are at the first flip, is not read out at all).
 - Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
   the box opens for the button the keyboard is on, its text is read out (a polite live region).
 - Results: a race, a reply or a playground text arrives while the focus stays on the control
@@ -26,6 +28,10 @@ import html
 import streamlit as st
 
 TAKEAWAY = "takeaway"  # the key of the walkthrough's container for its takeaway
+# the keys of the containers whose boxes are read where they stand, never announced: the
+# takeaway, and Predict first's verdict and question
+VERDICT, QUESTION = "verdict", "predict_question"
+QUIET = (TAKEAWAY, VERDICT, QUESTION)
 RESULT = "run-result"  # the class of what `announce` writes, which the page never shows
 
 # runs in the page itself, once per browser tab: it names charts and bars as they are drawn and
@@ -105,12 +111,12 @@ _SCRIPT = """<script>
                               + '[data-testid="stHeaderActionElements"] a:not([tabindex])')
       .forEach(link => link.setAttribute("tabindex", "-1"));
   };
-  const takeaway = () => {
-    document.querySelectorAll('.st-key-TAKEAWAY [role="status"]').forEach(box => {
+  const quiet = () => {
+    document.querySelectorAll('QUIET').forEach(box => {
       if (box.getAttribute("aria-live") !== "off") box.setAttribute("aria-live", "off");
     });
   };
-  const all = () => { charts(); bars(); takeaway(); help(); results(); sliders(); headingLinks(); };
+  const all = () => { charts(); bars(); quiet(); help(); results(); sliders(); headingLinks(); };
   // once per frame at most: a chart's hover and a streamed text change the page many times a second
   let queued = null;
   window.screenReader = new MutationObserver(() => {
@@ -130,7 +136,8 @@ def install() -> None:
     leaves around any element is out of the way (it keeps to one copy per tab, and runs in
     instructor mode too, where the sidebar is hidden)."""
     with st.sidebar:
-        st.html(_SCRIPT.replace("TAKEAWAY", TAKEAWAY).replace("RESULT", RESULT), unsafe_allow_javascript=True)
+        quiet = ", ".join(f'.st-key-{key} [role="{role}"]' for key in QUIET for role in ("status", "alert"))
+        st.html(_SCRIPT.replace("QUIET", quiet).replace("RESULT", RESULT), unsafe_allow_javascript=True)
 
 
 def announce(words: str) -> None:

@@ -6,13 +6,12 @@ import streamlit as st
 
 from lessons import figures
 from lessons.montecarlo import RULES, ExactnessCheck, check_exactness
-from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario
+from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT, Scenario, token_name
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
-from lessons.wording import coin_comparison, prob_is, ratio_pair, says
 from specdec_core.catalog import DEFAULT_DRAFTER, ModelFileError, default_drafter, drafter_label
 
-from . import class_link, focus, frame, keys, screen_reader, settings
-from .display import html_block, metric_row, plain_markdown, plain_text, show_chart
+from . import class_link, focus, frame, keys, predict_first, screen_reader, settings
+from .display import html_block, metric_row, plain_markdown, plain_text, show_chart, spoken_token
 from .models import bonus_seed, get_pair, get_scenario
 from .page_list import ICONS
 from .round_line import round_text, sentence, verdict_key
@@ -31,7 +30,7 @@ def _go(delta: int) -> None:
     focus.after_click("Next" if delta > 0 else "Back", show=STEP_TOP, then=f"#{STEP_QUESTION}",
                       to_top=bool(st.session_state.get("present")))
     if st.session_state.step == 3 and delta > 0:
-        _reveal_all()
+        predict_first.reveal_all()
     st.session_state.step = int(np.clip(st.session_state.step + delta, 1, LAST))
 
 
@@ -151,103 +150,13 @@ def _nav() -> None:
                    "guesses here: try Roll again.", icon=":material/search_off:")
 
 
-def _revealed(sc: Scenario) -> int:
-    """Coin flips shown so far in predict-first mode, counted afresh for each round."""
-    s = st.session_state
-    if s.get("revealed_round") != (sc.drafter, sc.seed):
-        s.revealed_round = (sc.drafter, sc.seed)
-        s.revealed = 0
-        s.pop("last_guess", None)
-    return s.revealed
-
-
-def _predict_first(sc: Scenario) -> int:
-    """Students predict keep or reject before each coin flip is shown; returns flips revealed.
-    The verdict on the last guess comes first, then the question about the next draft."""
-    shown = _revealed(sc)
-    checks = sc.record.checks
-    if "last_guess" in st.session_state and shown:
-        with st.container(key="verdict"):
-            _last_verdict(*st.session_state.last_guess)
-    if shown < len(checks):
-        c = checks[shown]
-        p, q = ratio_pair(c.p, c.q)  # the shown values' ratio gives the chance stated
-        st.info(f"Predict first: will “{plain_markdown(sc.label(c.token))}” be kept? The target "
-                f"gives it {says('p', p)}, the draft gave it {says('q', q)}, so it is kept with "
-                f"probability {prob_is('min(1, p/q)', c.accept_prob)}{_sure_keep(c)}.{_how_to_flip(shown)}")
-        # one press per coin, and plain buttons: → and ← still change the step, where a
-        # choice group would take them to move between its options
-        with st.container(horizontal=True):
-            for guess in ("keep", "reject"):
-                st.button(f"Predict {guess}", key=f"guess_{guess}", on_click=_flip, args=(guess, shown, c),
-                          icon=":material/toll:")
-            # without a guess: a clicker presses it
-            # no help of its own: the focus stays on it after a flip, and its help box, shown on
-            # focus, covered the next question; the question says what a clicker does
-            st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
-    return st.session_state.revealed
-
-
-def _how_to_flip(shown: int) -> str:
-    """How the buttons flip a coin, said at the first coin only: a class reads it once."""
-    return ("" if shown else f" A prediction flips the coin; “{keys.FLIP}” flips it without one, for a "
-            "class that voted by hand (in instructor mode a clicker's Page Down presses it).")
-
-
-def _sure_keep(c) -> str:
-    """Where p ≥ q no coin can reject the draft: said, as the rule's first lesson."""
-    return (": the target wants it at least as much as the draft did, so no coin can reject it"
-            if c.accept_prob >= 1 else "")
-
-
-def _reveal_all() -> None:
-    """Predict first: moving on from step 3 shows the coins not yet flipped (steps 4 and 5 tell
-    what they did), and step 3 then shows them too, with no question left open."""
-    st.session_state.revealed = WALKTHROUGH_GAMMA
-    st.session_state.pop("last_guess", None)
-
-
-def _flip(guess: str | None, position: int, c) -> None:
-    """Reveal the coin at `position`, with the class's guess ("keep" or "reject") or without one."""
-    if st.session_state.revealed != position:  # a second press before the page caught up
-        return
-    st.session_state.revealed = position + 1
-    right = None if guess is None else guess == ("keep" if c.accepted else "reject")
-    st.session_state.last_guess = (right, c)
-    # the same button again for the next guess (on a projector the focus ring is seen: on
-    # "Predict keep" after a flip without a guess it read as a keep chosen), or on once all are
-    # flipped; and the verdict kept in view, where moving on to Next, below the chart, scrolled
-    # the last one away; on a projector at the top of the view, so that the chart under the
-    # next guess shows the coin just flipped
-    pressed = keys.FLIP if guess is None else f"Predict {guess}"
-    focus.after_click(pressed, "Next", always=True, show=".st-key-verdict",
-                      to_top=bool(st.session_state.get("present")))
-
-
-def _last_verdict(right: bool | None, c) -> None:
-    """The coin just flipped, and whether the guess was right (`right`: None, flipped without one)."""
-    outcome = (f"{coin_comparison(c.u, c.accept_prob, c.accepted)}, so the draft is "
-               f"{'kept' if c.accepted else 'rejected'}.")
-    if right is None:
-        st.info(f"Flipped: {outcome}", icon=":material/toll:")
-        return
-    if not right and c.accept_prob >= 1:  # no luck in it: the coin could not reject this draft
-        st.warning(f"It could not be rejected: p ≥ q, so every coin keeps it. {outcome}")
-        return
-    message = f"{'Right' if right else 'Not this time'}: {outcome}"
-    if right:  # st.info, not st.success: the green box is the step's takeaway
-        st.info(message, icon=":material/check_circle:")
-    else:
-        st.warning(message)
-
-
 def _step_body(sc: Scenario, number: int) -> None:
     if number == 1:
         show_chart(figures.draft_chart(sc), "draft")
     elif number == 2:
         show_chart(figures.verify_chart(sc), "verify")
     elif number == 3:
-        reveal = _predict_first(sc) if st.session_state.get("predict") else None
+        reveal = predict_first.ask(sc) if st.session_state.get("predict") else None
         show_chart(figures.coin_chart(sc, reveal), "coins")
     elif number == 4:
         show_chart(figures.correction_chart(sc), "correct")
@@ -269,6 +178,7 @@ def _exactness(sc: Scenario) -> None:
                               help="Each draw drafts x ~ q at this one position and applies a rule; "
                                    "the bars are how often each token came out.")
     check = check_exactness(p, q, tokens, rounds, sc.seed)
+    _say_new_draws(check)
     st.markdown("**Distance to p** is the total variation: half the sum of the gaps between how often "
                 "each token came out and its p, over the tokens shown and one bucket for all the "
                 "others. It is the share of draws that landed in the wrong place: at 0.1, a tenth of "
@@ -305,6 +215,27 @@ def _distances(check: ExactnessCheck) -> None:
                f"with β = {check.beta:.3f} at this position).")
 
 
+def _say_a_new_round(sc: Scenario) -> None:
+    """A new round (Roll again, Worked example, Bonus round, another seed or draft model) changes
+    the page while the focus stays on the control: a screen reader hears its draft, as the line
+    under the step's bar shows it, and not its verdicts, which step 3 may still be hiding."""
+    s = st.session_state
+    seen, s.said_round = s.get("said_round"), (sc.drafter, sc.seed)
+    if seen not in (None, s.said_round):
+        guesses = ", ".join(spoken_token(token_name(sc.labels, t), last=False) for t in sc.draft_tokens)
+        screen_reader.announce(f"New round, seed {sc.seed}: {drafter_label(sc.drafter)} guessed {guesses}.")
+
+
+def _say_new_draws(check: ExactnessCheck) -> None:
+    """Step 5's distances, said when the Simulated draws slider moves (the focus stays on it)."""
+    s = st.session_state
+    seen, s.said_draws = s.get("said_draws"), check.rounds
+    if seen not in (None, check.rounds):
+        distances = ", ".join(f"{rule} {d:.3f}" for rule, d in check.distances.items())
+        screen_reader.announce(f"{check.rounds:,} draws. Distance to p: {distances}; chance alone, "
+                               f"9 runs in 10: {check.chance.low:.3f} to {check.chance.high:.3f}.")
+
+
 def render() -> None:
     problems = settings.load_walkthrough()
     # the link first: a click on a button drawn below must find the browser's link up to date
@@ -313,10 +244,11 @@ def render() -> None:
     get_pair(st.session_state.drafter)  # loads once, or shows the fixing command and stops
     sc = get_scenario(st.session_state.drafter, WALKTHROUGH_PROMPT, WALKTHROUGH_GAMMA,
                       int(st.session_state.seed))
+    _say_a_new_round(sc)
     number = int(st.session_state.step)
     current = step(number)
     # in predict-first mode, nothing on step 3 may give away a coin flip before it is revealed
-    revealed = _revealed(sc) if number == 3 and st.session_state.get("predict") else None
+    revealed = predict_first.revealed(sc) if number == 3 and st.session_state.get("predict") else None
     _header(sc, number, revealed)
     question, body = current.text(sc)
     st.header(question, anchor=STEP_QUESTION)

@@ -88,6 +88,44 @@ def test_a_screen_reader_hears_the_race_finish_and_each_slider_named_once(page: 
     no_exception(page)
 
 
+def test_a_screen_reader_hears_each_flip_a_new_round_and_new_draws(page: Page):
+    """The focus stays on the control pressed while the walkthrough changes: Predict first's
+    verdict and next question (the first flip's too, whose boxes are drawn with their text
+    already in them, which a screen reader does not read), Roll again's new draft and step 5's
+    distances at a new number of draws are each read out once, a token by its words, not "␣"."""
+    page.goto("/?step=3&predict=1&seed=2")  # four flips, the last one rejected
+    at_step(page, 3, timeout=FIRST_LOAD_MS)
+    settled(page)
+    said = page.locator("#result-said")
+    button(page, "Predict keep").focus()
+    page.keyboard.press("Enter")
+    expect(said).to_have_text(re.compile(r"^(Right|Not this time): u = [0-9.]+ .+, so the draft is (kept|rejected)\. "
+                                         r"Predict first: will [^␣“”]+ be kept\? The target gives it p = "),
+                              timeout=RUN_MS)
+    # the boxes themselves are read where they stand, so the flip is not said twice
+    for box in (".st-key-verdict", ".st-key-predict_question"):
+        expect(page.locator(f'{box} [role="status"], {box} [role="alert"]').first).to_have_attribute("aria-live", "off")
+    for _ in range(3):
+        before = said.text_content()
+        button(page, "Flip the coin").focus()
+        page.keyboard.press("Enter")
+        expect(said).not_to_have_text(before, timeout=RUN_MS)
+        expect(said).to_have_text(re.compile(r"^Flipped: "))
+    expect(said).to_have_text(re.compile(r"rejected\. That was the round's last coin\.$"), timeout=RUN_MS)
+    button(page, "Roll again").focus()
+    page.keyboard.press("Enter")
+    expect(said).to_have_text(re.compile(r"^New round, seed \d+: Nimbus-mini guessed [^␣]+, [^␣]+, [^␣]+, [^␣]+\.$"),
+                              timeout=RUN_MS)
+    page.goto("/?step=5")
+    at_step(page, LAST_STEP, timeout=RUN_MS)
+    settled(page)
+    page.get_by_role("slider", name="Simulated draws").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(said).to_have_text(re.compile(r"^[0-9,]+ draws\. Distance to p: accept-or-correct 0\.\d{3}, "),
+                              timeout=RUN_MS)
+    no_exception(page)
+
+
 def test_tab_passes_a_headings_link_to_itself(page: Page):
     """Each step's question carries Streamlit's "Link to heading", shown on hover: a Tab stop
     named by nothing it leads to, which Tab passes by."""
@@ -984,7 +1022,7 @@ def test_a_clicker_flips_predict_firsts_coins_before_it_turns_the_step(page: Pag
         if asked() != states[-1]:
             states.append(asked())
             if not states[-1]:  # every coin flipped: the last one's outcome, with no guess
-                expect(page.get_by_text(re.compile(r"^Flipped: u = "))).to_be_visible()
+                expect(page.locator(".st-key-verdict").get_by_text(re.compile(r"^Flipped: u = "))).to_be_visible()
     else:
         raise AssertionError(f"Page Down never turned step 3: {states}")
     at_step(page, 4)
