@@ -11,8 +11,9 @@
   step's question. It is read where it stands instead. So are Predict first's verdict and
   question, which a flip's one announcement says (a status drawn with its text already in it,
   as both are at the first flip, is not read out at all).
-- Help: the text of a (?) button shows in a box drawn apart from it, linked to nothing. When
-  the box opens for the button the keyboard is on, its text is read out (a polite live region).
+- Help: the text of a (?) button, or of a button with help of its own (Roll again), shows in a
+  box drawn apart from it, linked to nothing. When the box opens for the button the keyboard is
+  on, its text is read out (a polite live region).
 - Results: a race, a reply or a playground text arrives while the focus stays on the control
   that asked for it. A page says what came in a line of its own (`announce`), read out once:
   the same words again (the page visited again) are not read.
@@ -76,7 +77,10 @@ _SCRIPT = """<script>
   const help = () => {
     const said = liveRegion("help-said");
     const shown = document.querySelector('[role="tooltip"] [data-testid="stTooltipContent"]');
-    const on = (document.activeElement?.getAttribute("aria-label") || "").startsWith("Help for ");
+    // a (?) button, or a button that carries its help itself (Roll again, Bonus round)
+    const held = document.activeElement;
+    const on = (held?.getAttribute("aria-label") || "").startsWith("Help for ")
+               || (held?.tagName === "BUTTON" && !!held.closest('[data-testid="stTooltipHoverTarget"]'));
     const words = shown && on ? text(shown) : "";
     if (said.textContent !== words) said.textContent = words;
   };

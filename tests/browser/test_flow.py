@@ -351,8 +351,9 @@ def test_charts_are_named_images_for_screen_readers(page: Page):
 
 def test_the_step_its_bar_and_the_help_are_told_to_a_screen_reader(page: Page):
     """The step line is a status, read out when Next changes it; the progress bar under it is
-    named by it, not "progress"; and a (?) button's help, drawn in a box linked to nothing, is
-    read out while the keyboard is on the button, and no longer once it moves on."""
+    named by it, not "progress"; and a (?) button's help, or a button's own, drawn in a box
+    linked to nothing, is read out while the keyboard is on the button, and no longer once it
+    moves on."""
     page.goto("/?step=2")
     at_step(page, 2, FIRST_LOAD_MS)
     expect(page.get_by_role("status").filter(has_text=step_pattern(2))).to_have_count(1, timeout=RUN_MS)
@@ -362,6 +363,9 @@ def test_the_step_its_bar_and_the_help_are_told_to_a_screen_reader(page: Page):
     expect(said).to_have_text(re.compile(r"^Ordered by acceptance rate"), timeout=RUN_MS)
     page.keyboard.press("Tab")
     expect(said).to_have_text("", timeout=RUN_MS)
+    # a button whose help is its own, not a (?) beside it, is read the same way
+    button(page, "Roll again").focus()
+    expect(said).to_have_text(re.compile(r"^New coin flips and a new draft"), timeout=RUN_MS)
     button(page, "Next").click()
     at_step(page, 3)
     expect(page.get_by_role("progressbar", name=step_pattern(3))).to_have_count(1, timeout=RUN_MS)
