@@ -20,7 +20,8 @@
 - Sliders: Streamlit names a slider's input twice over (its own label, then the group's, the
   same words), so that "γ" is read "γ γ": it keeps one.
 - A heading's link to itself ("Link to heading", shown on hover) is one more Tab stop on every
-  step, named by nothing it leads to: Tab passes it by, and a mouse still finds it.
+  step, named by nothing it leads to: Tab and a screen reader pass it by, and a mouse still
+  finds it. So does a screen reader plotly's off-screen drawing, an unnamed picture.
 """
 from __future__ import annotations
 
@@ -112,8 +113,12 @@ _SCRIPT = """<script>
   };
   const headingLinks = () => {
     document.querySelectorAll('[data-testid="stHeaderActionElements"] a[tabindex]:not([tabindex="-1"]), '
-                              + '[data-testid="stHeaderActionElements"] a:not([tabindex])')
-      .forEach(link => link.setAttribute("tabindex", "-1"));
+                              + '[data-testid="stHeaderActionElements"] a:not([tabindex]), '
+                              + '[data-testid="stHeaderActionElements"] a:not([aria-hidden])')
+      .forEach(link => { link.setAttribute("tabindex", "-1"); link.setAttribute("aria-hidden", "true"); });
+    // plotly's own off-screen drawing, where it measures text: an unnamed picture at the page's foot
+    const tester = document.getElementById("js-plotly-tester");
+    if (tester && tester.getAttribute("aria-hidden") !== "true") tester.setAttribute("aria-hidden", "true");
   };
   const quiet = () => {
     document.querySelectorAll('QUIET').forEach(box => {

@@ -128,12 +128,15 @@ def test_a_screen_reader_hears_each_flip_a_new_round_and_new_draws(page: Page):
 
 def test_tab_passes_a_headings_link_to_itself(page: Page):
     """Each step's question carries Streamlit's "Link to heading", shown on hover: a Tab stop
-    named by nothing it leads to, which Tab passes by."""
+    named by nothing it leads to, which Tab and a screen reader pass by."""
     open_walkthrough(page, "?step=2", step=2)
     settled(page)
-    links = page.get_by_role("link", name="Link to heading")
+    links = page.locator('[data-testid="stHeaderActionElements"] a')
     expect(links.first).to_have_attribute("tabindex", "-1", timeout=RUN_MS)
     assert all(link.get_attribute("tabindex") == "-1" for link in links.all())
+    # nor does a screen reader stop at it, or at plotly's off-screen drawing
+    expect(page.get_by_role("link", name="Link to heading")).to_have_count(0)
+    expect(page.locator("#js-plotly-tester")).to_have_attribute("aria-hidden", "true", timeout=RUN_MS)
 
 
 def test_five_steps_with_clicks(page: Page):
