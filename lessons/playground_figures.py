@@ -1,6 +1,8 @@
 """The playground's charts: acceptance by draft position, and what the measured α buys against γ."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -32,7 +34,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
-    gamma_axes(fig).update_yaxes(rangemode="tozero")
+    gamma_axes(fig).update_yaxes(range=[0, _top_tick(max(tokens + shown))])
     fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
     # short column names, each the legend's line it holds: the table sits in half the page
     rows = [{"γ": k, "tokens per pass": round(a, 3), "speed-up, check = 1 step": round(b, 3)}
@@ -44,7 +46,7 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     # would read "below 1.00" beside a measured 1.00
     bound = tokens_per_round_bound(alpha) if 0 < alpha < 1 else None
     # α to three places: worked from two, 1/(1 − α) can miss the shown result
-    ceiling = (f" However large γ is, the closed form keeps tokens per pass below 1/(1 − α) = "
+    ceiling = (f" However large γ is, at this α the closed form keeps tokens per pass below 1/(1 − α) = "
                f"1/(1 − {alpha:.3f}) = {bound:.2f}."
                if bound is not None and round(bound, 2) > 1 else "")
     return Chart(fig, rows, _best_gamma_sentence(alpha, g, shown, "at the measured costs " if here else "",
@@ -52,6 +54,13 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
 
 
 MEASURED = "speed-up, measured costs"  # the speed-up column where the checking pass was timed
+
+
+def _top_tick(highest: float) -> float:
+    """The y axis's top: the first tick at or above the highest line, so that each line can be
+    read off a tick below and above it (1.8 tokens per pass stood over the last tick, 1.5)."""
+    step = 0.5 if highest <= 3 else 1.0
+    return math.ceil(highest * 1.02 / step) * step
 
 
 def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], where: str,

@@ -778,8 +778,14 @@ def test_speedup_and_position_charts():
     assert [r["γ"] for r in chart.rows] == list(range(1, 9))
     assert chart.rows[3]["tokens per pass"] == pytest.approx(expected_tokens_per_round(0.8, 4), abs=1e-3)
     assert "γ =" in chart.alt
-    assert chart.alt.endswith("However large γ is, the closed form keeps tokens per pass below "
+    assert chart.alt.endswith("However large γ is, at this α the closed form keeps tokens per pass below "
                              "1/(1 − α) = 1/(1 − 0.800) = 5.00.")  # α to three places, as the check needs
+    # the y axis ends at a tick above the highest line: each line read between two ticks
+    for a in (0.8, 0.45, 0.1):
+        fig = playground_figures.speedup_chart(a, 0.1, 4).figure
+        top, highest = fig.layout.yaxis.range[1], max(max(t.y) for t in fig.data)
+        step = 0.5 if highest <= 3 else 1.0
+        assert highest < top <= highest + step and (top / step).is_integer(), (a, top, highest)
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
     assert "1/(1 − α)" not in playground_figures.speedup_chart(0.0, 0.1, 4).alt  # none kept: exactly 1
     # nor "below 1.00" beside a measured 1.00, as at full draft noise (α about 1/49,152)
