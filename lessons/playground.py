@@ -7,6 +7,7 @@ import numpy as np
 
 from specdec_core.sampling import RoundRecord, expected_tokens_per_round, tokens_per_round_bound
 
+from .scenario import WALKTHROUGH_PROMPT
 from .speed_story import TABLE_SAMPLING
 from .wording import ROUNDING_TIE, counted
 
@@ -102,8 +103,8 @@ def short_bonus_note(rounds: list[RoundRecord], gamma: int, limit: int, written:
 # over n positions moves by about 0.3/√n (0.3: the spread of one position's overlap), a tenth
 # at 9, under 0.08 from 16 on
 FEW_TOKENS = 16
-# a prompt that breaks off mid-sentence, which the short text's note offers
-OPEN_PROMPT = "Your export failed because your"
+# a prompt that breaks off mid-sentence, which the short text's note offers: the lesson's
+OPEN_PROMPT = WALKTHROUGH_PROMPT
 
 
 def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise: float = 0.0,

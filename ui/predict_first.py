@@ -94,7 +94,7 @@ def _flip(guess: str | None, position: int, c) -> None:
     # the last one away; on a projector at the top of the view, so that the chart under the
     # next guess shows the coin just flipped
     pressed = keys.FLIP if guess is None else f"Predict {guess}"
-    focus.after_click(pressed, "Next", always=True, show=".st-key-verdict",
+    focus.after_click(pressed, "Next", always=True, show=f".st-key-{screen_reader.VERDICT}",
                       to_top=bool(st.session_state.get("present")))
 
 
