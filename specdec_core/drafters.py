@@ -4,8 +4,8 @@ Two kinds:
 - EarlyExitDrafter: the target's first k layers, then its final norm and head. Free to make,
   a real but poor draft: the lower layers were never trained to predict the next token.
 - NimbusMini: a few transformer layers of the target's width and a head over a reduced
-  vocabulary (the 8,192 tokens to which the target gave the most probability over the
-  distillation corpus, and end-of-text), distilled from the target. The
+  vocabulary of 8,192 tokens (end-of-text and the 8,191 others to which the target gave the
+  most probability over the distillation corpus), distilled from the target. The
   49,152-way output layer dominates a tiny model's cost; the reduced head makes a draft step
   cheap. Tokens outside the reduced vocabulary get q(x) = 0: the draft never proposes them,
   and the accept-or-correct rule still lets the target write them.
