@@ -20,7 +20,7 @@ from .chart import Chart, base_layout
 from .montecarlo import grouped_distance
 from .scenario import token_name, under_offered
 from .style import (OVERLAP_COLOR, P_COLOR, Q_COLOR, REJECT_COLOR, RESIDUAL_COLOR, U_COLOR, UNCHECKED_FILL,
-                    UNCHECKED_LINE, token_label, visible)
+                    UNCHECKED_LINE, over_white, token_label, visible)
 from .wording import coin_pair, draw_text, prob_is, says, share_text, tiny_text
 
 
@@ -283,7 +283,8 @@ def correction_chart(sc) -> Chart:
         "residual r<br>= leftover / Z"])
     fig.add_bar(x=names, y=[q[t] for t in top], marker_color=Q_COLOR, name="q (draft)", row=1, col=1)
     fig.add_bar(x=names, y=[p[t] for t in top], marker_color=P_COLOR, name="p (target)", row=1, col=1)
-    fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=RESIDUAL_COLOR, opacity=0.55,
+    # the leftover paler than r, as a solid colour: a see-through bar's edge would fade with it
+    fig.add_bar(x=names, y=[leftover[t] for t in top], marker_color=over_white(RESIDUAL_COLOR, 0.55),
                 name="max(0, p − q)", row=1, col=2)
     fig.add_bar(x=names, y=[residual[t] for t in top], marker_color=RESIDUAL_COLOR, name="residual r",
                 marker_line=_drawn_outline(top, drawn, 3),

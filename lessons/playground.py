@@ -108,13 +108,15 @@ OPEN_PROMPT = WALKTHROUGH_PROMPT
 
 
 def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise: float = 0.0,
-                    table_settings: bool = True, written: int = 0, prompt: str = "") -> str:
+                    table_settings: bool = True, written: int = 0, prompt: str = "",
+                    greedy: bool = False) -> str:
     """Why the chart is not priced at α on Nimbus-large's own text when that text is only a few
     `tokens` long, and how to get a longer one; `table_alpha`: the drafter table's α for
     `drafter`, which prices it instead (measured at temperature 1, without top-p or draft noise),
     or None, where this run's own checks do. `table_settings`: this run samples as the table
     measured (temperature 1, no top-p). `written`: the tokens of this run's own text, which,
-    drawn apart, can be long where Nimbus-large's ended early; `prompt`: this run's prompt."""
+    drawn apart, can be long where Nimbus-large's ended early; `prompt`: this run's prompt;
+    `greedy`: at temperature 0, where no seed draws another text."""
     if tokens <= 1:
         ended = "Nimbus-large ends its text at once after this prompt"
     else:
@@ -125,18 +127,23 @@ def short_text_note(tokens: int, drafter: str, table_alpha: float | None, noise:
     priced = (f"the speed-up chart is priced at the drafter table's α for {drafter} "
               f"({table_alpha:.3f}, So what page{unnoised}{elsewhere})" if table_alpha is not None else
               "the speed-up chart's α comes from this run's own few checks and says little")
-    return f"{ended}: too few positions to measure α on, so {priced}. {_longer_text(written, prompt)}"
+    return f"{ended}: too few positions to measure α on, so {priced}. {_longer_text(written, prompt, greedy)}"
 
 
-def _longer_text(written: int, prompt: str) -> str:
-    """How to give Nimbus-large a longer text of its own: another seed, where this run's own text,
-    drawn apart from it, shows the prompt leaves room; otherwise a prompt left open."""
-    if written >= FEW_TOKENS:
-        return (f"This run's text, drawn apart from it, ran to {counted(written, 'token')}, so the "
-                "prompt leaves room: another seed draws Nimbus-large a longer one of its own.")
-    example = "" if prompt.strip() == OPEN_PROMPT else f", such as “{OPEN_PROMPT}”,"
-    return (f"A prompt that breaks off mid-sentence{example} gives Nimbus-large more to write and "
-            "the figures more to count.")
+def _longer_text(written: int, prompt: str, greedy: bool) -> str:
+    """How to give Nimbus-large a longer text of its own: above temperature 0, another seed,
+    where this run's own text, drawn apart, shows the prompt leaves room, or where the prompt is
+    left open already; otherwise a prompt left open."""
+    opened = prompt.strip() == OPEN_PROMPT
+    if not greedy and (written >= FEW_TOKENS or opened):
+        ran = (f"This run's own text, drawn apart from Nimbus-large's, ran to {counted(written, 'token')}, "
+               "so the prompt leaves room: " if written >= FEW_TOKENS else "")
+        return f"{ran}{'another' if ran else 'Another'} seed may draw Nimbus-large a longer text of its own."
+    if opened:
+        return ("At temperature 0 every seed gives this same text: another prompt that breaks off "
+                "mid-sentence gives Nimbus-large more to write.")
+    return (f"A prompt that breaks off mid-sentence, such as “{OPEN_PROMPT}”, gives Nimbus-large more "
+            "to write and the figures more to count.")
 
 
 def above_ceiling_note(tokens_per_pass: float, measured: float, alpha: float) -> str:

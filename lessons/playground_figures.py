@@ -34,7 +34,8 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
     if gamma_now in g:
         fig.add_scatter(x=[gamma_now], y=[shown[g.index(gamma_now)]], mode="markers", name="your γ",
                         marker={"size": 14, "color": U_COLOR, "symbol": "diamond"})
-    gamma_axes(fig).update_yaxes(range=[0, _top_tick(max(tokens + shown))])
+    top, step = _y_ticks(max(tokens + shown))
+    gamma_axes(fig).update_yaxes(range=[0, top], dtick=step)
     fig = base_layout(fig, f"What α = {alpha:.2f} buys (draft step = {cost:.2f} target steps)", 440)
     # short column names, each the legend's line it holds: the table sits in half the page
     rows = [{"γ": k, "tokens per pass": round(a, 3), "speed-up, check = 1 step": round(b, 3)}
@@ -56,11 +57,12 @@ def speedup_chart(alpha: float, cost: float, gamma_now: int,
 MEASURED = "speed-up, measured costs"  # the speed-up column where the checking pass was timed
 
 
-def _top_tick(highest: float) -> float:
-    """The y axis's top: the first tick at or above the highest line, so that each line can be
-    read off a tick below and above it (1.8 tokens per pass stood over the last tick, 1.5)."""
+def _y_ticks(highest: float) -> tuple[float, float]:
+    """The y axis's top and the step between its ticks: the top is the first tick above the
+    highest line, so that each line can be read off a tick below and above it (1.8 tokens per
+    pass stood over the last tick, 1.5)."""
     step = 0.5 if highest <= 3 else 1.0
-    return math.ceil(highest * 1.02 / step) * step
+    return math.ceil(highest * 1.02 / step) * step, step
 
 
 def _best_gamma_sentence(alpha: float, gammas: list[int], speeds: list[float], where: str,

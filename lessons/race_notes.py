@@ -147,7 +147,7 @@ def _another(greedy: bool) -> str:
 
 def race_note(passes: int, ended_early: bool = False, greedy: bool = False) -> str:
     if passes < FEW_PASSES:
-        more = (f"Its text ended early, at an end-of-text token: {_another(greedy)} writes more."
+        more = (f"The pair's text ended early, at an end-of-text token: {_another(greedy)} writes more."
                 if ended_early else "Raise Tokens to measure it.")
         return (f"The speculative side made only {passes} target pass{'' if passes == 1 else 'es'}: "
                 f"one lucky or unlucky round decides a speed-up this short. {more}")

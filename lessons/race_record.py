@@ -87,8 +87,14 @@ def race_row(number: int, race: Race) -> dict:
 
 
 def short_prompt(prompt: str, most: int = 40) -> str:
-    """A prompt on one line, cut to `most` characters with "…", and every character in it that
-    prints nothing written as its code point: a direction character (U+202E) would otherwise
-    turn the table cell it stands in, and the settings line, to read backwards."""
-    line = " ".join(prompt.split())
-    return marked_unseen(line if len(line) <= most else line[:most - 1] + "…")
+    """A prompt on one line, every character in it that prints nothing written as its code
+    point (a direction character, U+202E, would otherwise turn the table cell it stands in, and
+    the settings line, to read backwards), cut to `most` characters with "…", never inside a
+    code point's mark."""
+    line = marked_unseen(" ".join(prompt.split()))
+    if len(line) <= most:
+        return line
+    cut = line[:most - 1]
+    if cut.rfind("⟨") > cut.rfind("⟩"):  # a mark cut through: left out whole
+        cut = cut[:cut.rfind("⟨")]
+    return cut + "…"

@@ -53,11 +53,15 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+def over_white(color: str, opacity: float) -> str:
+    """What `color` at `opacity` looks like over the white page, as a colour of its own."""
+    return _hex(c * opacity + 255 * (1 - opacity) for c in _channels(color))
+
+
 @cache
 def chip_fill(color: str) -> str:
     """What a chip's `color` at CHIP_FILL_ALPHA looks like over white."""
-    t = CHIP_FILL_ALPHA / 255
-    return _hex(c * t + 255 * (1 - t) for c in _channels(color))
+    return over_white(color, CHIP_FILL_ALPHA / 255)
 
 
 # WCAG's 3:1, the contrast a line that carries meaning needs against what it sits on

@@ -1213,8 +1213,8 @@ def test_a_short_own_text_beside_a_long_run_points_to_another_seed():
     written = int(next(m.label for m in at.metric if m.label.startswith("Target passes for ")).split()[3])
     assert written >= 16, written
     assert note.startswith("Nimbus-large's own text from this prompt ends after ")
-    assert f"This run's text, drawn apart from it, ran to {written} tokens" in note
-    assert "another seed draws Nimbus-large a longer one" in note and "Your export failed" not in note
+    assert f"This run's own text, drawn apart from Nimbus-large's, ran to {written} tokens" in note
+    assert "another seed may draw Nimbus-large a longer text" in note and "Your export failed" not in note
 
 
 def test_playground_draft_quality_slider_changes_the_drafter():
@@ -1961,7 +1961,7 @@ def test_html_in_a_prompt_is_shown_escaped():
         assert "<script>" not in text and "<b>bold" not in text
     # the text's block opens with the prompt, nothing in it read as HTML or markdown
     (block,) = [t for t in html_texts(at) if 'class="tokens"' in t and "accepted draft" in t]
-    lead = re.match(r'<div class="tokens"[^>]*><span class="tok"[^>]*>(.*?)</span> ', block)
+    lead = re.match(r'<div class="tokens"[^>]*><b>Continuing:</b> <span class="tok"[^>]*>(.*?)</span> ', block)
     assert lead and lead[1] == ("&lt;b&gt;bold&lt;/b&gt;&lt;script&gt;alert(1)&lt;/script&gt; "
                                 "&#42;not bold&#42; &#58;material/home&#58;"), block[:300]
     assert prompt_chip("\u202eevil").count("⟨U+202E⟩") == 1  # a direction character cannot turn it

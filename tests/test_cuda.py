@@ -129,7 +129,7 @@ def test_first_token_follows_target_on_the_gpu(cuda_pair, ids_of, monkeypatch):
     instead of from max(0, p - q)/Z."""
     ids = ids_of(cuda_pair, STAT_PROMPT)
     firsts, kept = first_tokens_on(cuda_pair, ids)
-    assert 0.4 * N_SEEDS < kept < 0.95 * N_SEEDS
+    assert 0.45 * N_SEEDS < kept < 0.75 * N_SEEDS  # 0.54 of them kept with random weights, 0.63 with the real
     assert first_token_pvalue(cuda_pair, ids, firsts) > ALPHA
     monkeypatch.setattr(sampling, "residual_distribution", lambda p, q: (np.asarray(p), 1.0))
     wrong, _ = first_tokens_on(cuda_pair, ids)

@@ -23,7 +23,7 @@ import lessons.scenario
 from lessons import chart as chart_parts
 from lessons.scenario import Scenario
 from lessons.steps import STEPS, step
-from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, contrast, visible
+from lessons.style import ORIGIN_COLORS, ORIGIN_LINES, Q_COLOR, U_COLOR, contrast, over_white, visible
 from lessons.wording import (coin_comparison, counted, passes_said, prob_is, prob_pair, prob_text, ratio_pair, says,
                              significant)
 from specdec_core.inputs import is_blank
@@ -482,10 +482,12 @@ def test_every_bar_stands_out_from_the_page_by_three_to_one(rejected, all_kept):
             n = len(fills) if isinstance(fills, (list, tuple)) else 1
             line = trace["marker"].get("line", {})
             per_bar = [chart_parts._per_bar(v, n) for v in (fills, line.get("color"), line.get("width") or 0)]
+            seen = partial(over_white, opacity=trace.get("opacity", 1))  # a see-through trace fades whole
             for fill, edge, width in zip(*per_bar):
                 edge = edge if width and str(edge).startswith("#") else fill
                 pale += contrast(fill, "#ffffff") < 3
-                assert max(contrast(fill, "#ffffff"), contrast(edge, "#ffffff")) >= 3, (trace["name"], fill, edge)
+                assert max(contrast(seen(fill), "#ffffff"), contrast(seen(edge), "#ffffff")) >= 3, \
+                    (trace["name"], fill, edge)
     assert pale >= 3  # the pale fills are there, and edged
 
 
@@ -669,14 +671,19 @@ def test_a_short_own_text_says_where_the_chart_alpha_comes_from():
     assert few.startswith("Nimbus-large's own text from this prompt ends after 5 tokens: too few")
     assert "comes from this run's own few checks and says little" in few and "mid-sentence" in few
     assert f"such as “{playground.OPEN_PROMPT}”" in few
-    # the prompt left open already: no advice to type what is in the box
+    # the prompt left open already: no advice to type what is in the box, but another seed
     open_prompt = playground.short_text_note(5, "Nimbus-mini", 0.4281, written=9, prompt=playground.OPEN_PROMPT)
-    assert "mid-sentence gives Nimbus-large more to write" in open_prompt and "such as" not in open_prompt
+    assert open_prompt.endswith("Another seed may draw Nimbus-large a longer text of its own.")
+    assert "mid-sentence" not in open_prompt
     # this run's own text, drawn apart, ran long: the prompt leaves room, and a seed is the way
-    drawn_long = playground.short_text_note(6, "Nimbus-mini", 0.4281, written=48, prompt=playground.OPEN_PROMPT)
-    assert drawn_long.endswith("This run's text, drawn apart from it, ran to 48 tokens, so the prompt leaves "
-                               "room: another seed draws Nimbus-large a longer one of its own.")
+    drawn_long = playground.short_text_note(6, "Nimbus-mini", 0.4281, written=48, prompt="Hi")
+    assert drawn_long.endswith("This run's own text, drawn apart from Nimbus-large's, ran to 48 tokens, so the "
+                               "prompt leaves room: another seed may draw Nimbus-large a longer text of its own.")
     assert "mid-sentence" not in drawn_long
+    # at temperature 0 no seed draws another text: only another prompt does
+    greedy_open = playground.short_text_note(5, "Nimbus-mini", 0.4281, written=5, prompt=playground.OPEN_PROMPT,
+                                             greedy=True)
+    assert "seed may draw" not in greedy_open and "another prompt that breaks off mid-sentence" in greedy_open
     noisy = playground.short_text_note(1, "Nimbus-mini", 0.4281, noise=0.3)
     assert "(0.428, So what page, measured without draft noise, which the chart then leaves out)" in noisy
     # at another temperature or with top-p, the table's α was measured elsewhere, and it says so
@@ -783,9 +790,8 @@ def test_speedup_and_position_charts():
     # the y axis ends at a tick above the highest line: each line read between two ticks
     for a in (0.8, 0.45, 0.1):
         fig = playground_figures.speedup_chart(a, 0.1, 4).figure
-        top, highest = fig.layout.yaxis.range[1], max(max(t.y) for t in fig.data)
-        step = 0.5 if highest <= 3 else 1.0
-        assert highest < top <= highest + step and (top / step).is_integer(), (a, top, highest)
+        top, step, highest = fig.layout.yaxis.range[1], fig.layout.yaxis.dtick, max(max(t.y) for t in fig.data)
+        assert step in (0.5, 1.0) and highest < top <= highest + step and (top / step).is_integer(), (a, top, highest)
     assert "1/(1 − α)" not in playground_figures.speedup_chart(1.0, 0.1, 4).alt  # every draft kept: no bound
     assert "1/(1 − α)" not in playground_figures.speedup_chart(0.0, 0.1, 4).alt  # none kept: exactly 1
     # nor "below 1.00" beside a measured 1.00, as at full draft noise (α about 1/49,152)
@@ -1469,6 +1475,9 @@ def test_a_races_prompt_in_its_table_reads_forwards():
     assert race_record.short_prompt("a\u200bb") == "a⟨U+200B⟩b"
     cut = race_record.short_prompt("word " * 20)
     assert cut.endswith("…") and len(cut) == 40
+    # the marks count towards the 40, and none is cut through
+    marked = race_record.short_prompt("\u200b" * 10)
+    assert marked == "⟨U+200B⟩" * 4 + "…" and len(marked) <= 40
 
 
 def test_the_same_text_note_holds_the_check_at_temperature_0_only():
@@ -1646,7 +1655,7 @@ def test_a_race_too_short_to_measure_says_so(passes, said):
     assert said in race_notes.race_note(passes)
     if passes < race_notes.FEW_PASSES:
         assert "Raise Tokens" in race_notes.race_note(passes)
-        assert "Its text ended early, at an end-of-text token" in race_notes.race_note(passes, ended_early=True)
+        assert "The pair's text ended early, at an end-of-text token" in race_notes.race_note(passes, ended_early=True)
 
 
 def test_a_side_that_ends_its_text_early_is_named():

@@ -27,9 +27,9 @@ def render() -> None:
                 "survives, the target's extra distribution gives one more token instead of going to "
                 f"waste.{_bonus_pointer(sc)} Leviathan et al. write p for the target and q for the "
                 "draft, as here; Chen et al. swap the two letters.")
-    # wrapped lines restart at the margin and hide the nesting, so only a projector, where a class
-    # cannot scroll sideways, gets them (and a narrow column, for the round: see round_code);
-    # elsewhere a long line scrolls and the indentation holds
+    # a wrapped line, even hung under its own indentation (ui/code_wrap.py), reads as more
+    # lines than the source has, so only a projector, where a class cannot scroll sideways, gets
+    # them (and a narrow column, for the round: see round_code); elsewhere a long line scrolls
     wrap = bool(s.present)
     code_wrap.install()
     round_code(code_lesson.annotated_source(sc), code_lesson.annotated_source(sc, apart=True), wrap)

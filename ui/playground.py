@@ -145,7 +145,8 @@ def draw(slot, written: Written, eos: int, alpha_note: str, whole: bool = False,
              "value": written.stats.target_passes,
              "help": "Nimbus-large alone would need one pass per token"},
             gap="small")  # five in one row beside the sidebar at 1280 px
-        html_block(prompt_chip(s.prompt) + " " + colored_text(list(written.pieces)) + "<br>" + origin_legend())
+        html_block("<b>Continuing:</b> " + prompt_chip(s.prompt) + " " + colored_text(list(written.pieces))
+                   + "<br>" + origin_legend())
     return summary
 
 
@@ -177,7 +178,8 @@ def chart_alpha(pair, written: Written, summary: RoundSummary,
         table_alpha = table.alpha if table else None
         notes.insert(0, short_text_note(tokens, drafter_label(s.drafter), table_alpha, s.noise,
                                         table_settings=sampled_as_table(s.temperature, s.top_p),
-                                        written=len(written.ids), prompt=s.prompt))
+                                        written=len(written.ids), prompt=s.prompt,
+                                        greedy=s.temperature == 0))
         if table_alpha is None:
             return summary.alpha, notes, None
         return table_alpha, notes, {"label": "α, drafter table", "value": f"{table_alpha:.2f}",

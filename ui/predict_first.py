@@ -27,8 +27,9 @@ def ask(sc: Scenario) -> int:
     answer it, and both said at once; returns the flips revealed."""
     shown = revealed(sc)
     checks = sc.record.checks
+    flipped = bool(shown) and "last_guess" in st.session_state  # this run follows a flip
     said = []
-    if "last_guess" in st.session_state and shown:
+    if flipped:
         with st.container(key=screen_reader.VERDICT):
             said.append(_last_verdict(*st.session_state.last_guess))
     if shown < len(checks):
@@ -46,9 +47,9 @@ def ask(sc: Scenario) -> int:
             # no help of its own: the focus stays on it after a flip, and its help box, shown on
             # focus, covered the next question; the question says what a clicker does
             st.button(keys.FLIP, key="flip", on_click=_flip, args=(None, shown, c))
-    elif shown:
+    elif flipped:  # not after Next, which reveals every coin at once and says nothing of them
         said.append("That was the round's last coin.")
-    if shown:
+    if flipped:
         screen_reader.announce(" ".join(said))
     return st.session_state.revealed
 

@@ -230,8 +230,7 @@ def _leave() -> None:
 def switched() -> None:
     """The Instructor mode switch's change: turned on, the switch is about to vanish with the
     sidebar, and the focus with it; the run gives it to the way out (see apply_presentation)."""
-    if st.session_state.get("present"):
-        st.session_state.entered_presenting = True
+    st.session_state.entered_presenting = bool(st.session_state.get("present"))
 
 
 def apply_presentation(on: bool, step_top: str | None = None) -> None:

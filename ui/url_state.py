@@ -150,6 +150,13 @@ def keep(params: list[Param]) -> None:
             s[p.name] = kept[p.name]
 
 
+def arrived() -> bool:
+    """Whether this run draws its page for the first time since another page (or the session's
+    first run): what changed since this page was last on screen did not change under the
+    reader's focus."""
+    return _ARRIVED in st.session_state
+
+
 def arrive(page: str) -> None:
     """Note the page this run draws, and whether the browser's history brought its link, once
     per run before any load or save. On another page than the last run's, the link is the one

@@ -10,7 +10,7 @@ from lessons.scenario import BONUS_TRIES, WALKTHROUGH_GAMMA, WALKTHROUGH_PROMPT,
 from lessons.steps import STEPS, hidden_shortcut_note, step, unlucky_rule_note
 from specdec_core.catalog import DEFAULT_DRAFTER, ModelFileError, default_drafter, drafter_label
 
-from . import class_link, focus, frame, keys, predict_first, screen_reader, settings
+from . import class_link, focus, frame, keys, predict_first, screen_reader, settings, url_state
 from .display import html_block, metric_row, plain_markdown, plain_text, show_chart, spoken_token
 from .models import bonus_seed, get_pair, get_scenario
 from .page_list import ICONS
@@ -221,7 +221,8 @@ def _say_a_new_round(sc: Scenario) -> None:
     under the step's bar shows it, and not its verdicts, which step 3 may still be hiding."""
     s = st.session_state
     seen, s.said_round = s.get("said_round"), (sc.drafter, sc.seed)
-    if seen not in (None, s.said_round):
+    # a seed or drafter changed on another page: the page is read anew on arrival anyway
+    if seen not in (None, s.said_round) and not url_state.arrived():
         guesses = ", ".join(spoken_token(token_name(sc.labels, t), last=False) for t in sc.draft_tokens)
         screen_reader.announce(f"New round, seed {sc.seed}: {drafter_label(sc.drafter)} guessed {guesses}.")
 
@@ -230,7 +231,7 @@ def _say_new_draws(check: ExactnessCheck) -> None:
     """Step 5's distances, said when the Simulated draws slider moves (the focus stays on it)."""
     s = st.session_state
     seen, s.said_draws = s.get("said_draws"), check.rounds
-    if seen not in (None, check.rounds):
+    if seen not in (None, check.rounds) and not url_state.arrived():
         distances = ", ".join(f"{rule} {d:.3f}" for rule, d in check.distances.items())
         screen_reader.announce(f"{check.rounds:,} draws. Distance to p: {distances}; chance alone, "
                                f"9 runs in 10: {check.chance.low:.3f} to {check.chance.high:.3f}.")
