@@ -1961,7 +1961,8 @@ def test_html_in_a_prompt_is_shown_escaped():
         assert "<script>" not in text and "<b>bold" not in text
     # the text's block opens with the prompt, nothing in it read as HTML or markdown
     (block,) = [t for t in html_texts(at) if 'class="tokens"' in t and "accepted draft" in t]
-    lead = re.match(r'<div class="tokens"[^>]*><b>Continuing:</b> <span class="tok"[^>]*>(.*?)</span> ', block)
+    lead = re.match(r'<div class="tokens"[^>]*><b>Continuing:</b> <span class="prompt"><span class="tok"[^>]*>(.*?)</span>',
+                    block)
     assert lead and lead[1] == ("&lt;b&gt;bold&lt;/b&gt;&lt;script&gt;alert(1)&lt;/script&gt; "
                                 "&#42;not bold&#42; &#58;material/home&#58;"), block[:300]
     assert prompt_chip("\u202eevil").count("⟨U+202E⟩") == 1  # a direction character cannot turn it

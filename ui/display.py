@@ -176,7 +176,8 @@ def prompt_chip(prompt: str, most: int = 160) -> str:
     own text, so escaped as `plain_text` escapes it (nothing read as markdown, a direction
     character shown as its code point, which would otherwise turn the text after it)."""
     line = " ".join(prompt.split())
-    return chip(_escaped(line if len(line) <= most else "…" + line[1 - most:]), markup=True)
+    shown = chip(_escaped(line if len(line) <= most else "…" + line[1 - most:]), markup=True)
+    return f'<span class="prompt">{shown}</span>'  # a phrase, not a token: it may break across lines
 
 
 def origin_legend(with_target: bool = False) -> str:
