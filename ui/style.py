@@ -103,6 +103,9 @@ _BASE_CSS = """
 #step-question:focus { outline: none; }
 #step-question:focus::after { content: ""; position: absolute; inset: 0 -0.5rem; pointer-events: none;
                               border: 2px solid #0072B2; border-radius: 4px; }
+/* the main area takes the keyboard's focus itself (a scrolling box, which the arrow keys then
+   scroll): ringed inside its edge, where the browser drew no ring at all */
+[data-testid="stMain"]:focus-visible { outline: 2px solid #0072B2; outline-offset: -4px; }
 /* what a screen reader is told of a result (screen_reader.announce): its element takes no room */
 [data-testid="stElementContainer"]:has(.run-result) { display: none; }
 /* words for screen readers only, such as whether a drafted token was kept */

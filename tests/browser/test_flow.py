@@ -88,6 +88,20 @@ def test_a_screen_reader_hears_the_race_finish_and_each_slider_named_once(page: 
     no_exception(page)
 
 
+def test_the_main_area_shows_a_ring_when_tab_reaches_it(page: Page):
+    """The main area is a scrolling box, and Tab stops on it (the arrow keys then scroll it):
+    a ring marks it there, where the browser drew none."""
+    open_walkthrough(page, "?step=2", step=2)
+    settled(page)
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.getAttribute('data-testid')") == "stMain":
+            break
+    else:
+        pytest.fail("Tab never reached the main area")
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") == "solid"
+
+
 def test_a_screen_reader_hears_each_flip_a_new_round_and_new_draws(page: Page):
     """The focus stays on the control pressed while the walkthrough changes: Predict first's
     verdict and next question (the first flip's too, whose boxes are drawn with their text
