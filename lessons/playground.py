@@ -183,7 +183,8 @@ def seed_spread_note(alpha: float, temperature: float, noise: float, seeds_at: s
     where the seed is set), and above temperature 0 a new γ changes the text itself."""
     if temperature == 0 and noise == 0:
         return ("At temperature 0 with no draft noise nothing here is drawn at random: every seed "
-                "gives these same figures, and another prompt gives others. The closed form shows "
+                "gives these same figures, and another prompt gives others (the whiskers on the "
+                "acceptance chart say how far a position's rate may fall there). The closed form shows "
                 "the trend.")
     text = ("The measured figures count one short text, and another seed moves them"
             f"{gamma_gain_clause(alpha)}.")

@@ -651,6 +651,7 @@ def test_the_seed_advice_holds_only_where_a_seed_draws_something():
     with noise the draft's guesses are drawn, and above 0 a new γ changes the text too."""
     greedy = playground.seed_spread_note(0.43, 0.0, 0.0, "in the sidebar")
     assert greedy.startswith("At temperature 0 with no draft noise nothing here is drawn at random")
+    assert "the whiskers on the acceptance chart say how far" in greedy  # what they are for, with no draws
     assert "try a few seeds" not in greedy
     noisy = playground.seed_spread_note(0.43, 0.0, 0.3, "in the sidebar")
     assert "another seed moves them, by more than" in noisy and "try a few seeds (in the sidebar)" in noisy
