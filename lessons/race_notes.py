@@ -11,21 +11,23 @@ from .wording import counted, seconds_text
 
 
 def slower_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
-                verify: float | None, raced: float | None = None, stopped: bool = False) -> str:
+                verify: float | None, raced: float | None = None, stopped: bool = False,
+                uneven: bool = False) -> str:
     """Why the pair lost a race, worked out from the costs on the So what page (`cost`: a draft
     step in target steps; `verify`: the pass that checks `gamma` drafts, or with the early stop
     (`stopped`) the drafts a round averaged), with the figures as shown; "" where either was not
     measured. `raced`: the race's own speed-up, which the note names where the count misses it
     by more than a race's scatter. Where the count says the pair should not have lost, the loss
-    is the clocks', not the drafts'."""
+    is the clocks', not the drafts'. `uneven`: the two sides' texts ended at different lengths,
+    which the clocks' figure then also reflects."""
     if cost is None or verify is None:
         return ""
     worked, by_count = _priced(per_pass, drafts, gamma, cost, verify, stopped)
     if round(by_count, 2) >= 1:
         clocks = "" if raced is None else f" ({raced:.2f}x)"
         return (f"By the costs on the So what page the pair should not have lost: {worked} It lost on this "
-                f"race's own clocks{clocks}: {MEDIANS} Run it again to see how far a race moves.")
-    return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, by_count)} "
+                f"race's own clocks{clocks}: {_clocks(uneven)} Run it again to see how far a race moves.")
+    return (f"Why the pair lost, by the costs on the So what page: {worked}{_apart(raced, by_count, uneven)} "
             f"{_how_to_win(drafts, stopped)}")
 
 
@@ -45,7 +47,7 @@ def _how_to_win(drafts: float, stopped: bool) -> str:
 
 
 def gain_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
-              verify: float | None, raced: float, stopped: bool = False) -> str:
+              verify: float | None, raced: float, stopped: bool = False, uneven: bool = False) -> str:
     """Why a race the pair won (`raced`, its speed-up) gained less than its tokens per pass: each
     round also paid for its drafts and for a check dearer than one step, worked out as
     `slower_note` does. Where the count says the pair should have lost, the win is the clocks',
@@ -56,14 +58,21 @@ def gain_note(per_pass: float, drafts: float, gamma: int, cost: float | None,
     worked, by_count = _priced(per_pass, drafts, gamma, cost, verify, stopped)
     if round(by_count, 2) < 1:
         return (f"By the costs on the So what page the pair should have lost: {worked} It won on this "
-                f"race's own clocks ({raced:.2f}x): {MEDIANS} Run it again to see how far a race moves.")
+                f"race's own clocks ({raced:.2f}x): {_clocks(uneven)} Run it again to see how far a race moves.")
     return (f"Why {per_pass:.2f} tokens per target pass made the pair only {raced:.2f}x as fast: each "
             f"round also pays for its drafts and its check. By the costs on the So what page, "
-            f"{worked}{_apart(raced, by_count)}")
+            f"{worked}{_apart(raced, by_count, uneven)}")
 
 
 MEDIANS = ("So what's costs are medians of many tries that `make bench` timed, and a pass's cost "
            "on this machine moves with its load.")
+
+
+def _clocks(uneven: bool) -> str:
+    """Why a race's clocks can part from the count: the costs' being medians, and where the two
+    texts ended at different lengths (`uneven`), that too."""
+    return MEDIANS + (" Its two texts also ended at different lengths (above), and each side's speed "
+                      "is over its own text." if uneven else "")
 
 
 def _priced(per_pass: float, drafts: float, gamma: int, cost: float, verify: float,
@@ -84,7 +93,7 @@ def _priced(per_pass: float, drafts: float, gamma: int, cost: float, verify: flo
             f"tokens: {by_count:.2f}x by that count."), by_count
 
 
-def _apart(raced: float | None, by_count: float) -> str:
+def _apart(raced: float | None, by_count: float, uneven: bool = False) -> str:
     """The race's own speed-up where it differs from the count, as shown: within a race's
     scatter said to be that, beyond it put down to the costs' being medians."""
     if raced is None or round(raced, 2) == round(by_count, 2):
@@ -92,7 +101,7 @@ def _apart(raced: float | None, by_count: float) -> str:
     if abs(round(raced, 2) - round(by_count, 2)) <= RACE_SCATTER:
         return (f" This race's own clocks gave {raced:.2f}x, within the tenth or two a race moves "
                 "from run to run.")
-    return f" This race's own clocks gave {raced:.2f}x: {MEDIANS}"
+    return f" This race's own clocks gave {raced:.2f}x: {_clocks(uneven)}"
 
 
 # how far one race's speed-up moves from run to run (race_note says "a tenth or two")

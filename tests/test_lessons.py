@@ -1723,6 +1723,13 @@ def test_a_lost_race_the_costs_say_was_won_blames_the_clocks_not_the_drafts():
     assert "Why the pair lost" not in note and "smaller γ" not in note
     # a count of exactly 1.00x, as shown, is a draw, not a loss
     assert "should not have lost" in race_notes.slower_note(1.5, 3.0, 4, 0.1, 1.2, raced=0.9)
+    # where the two texts ended at different lengths, the clocks' figure is said to reflect that too
+    uneven = race_notes.slower_note(1.5, 3.0, 4, 0.1, 1.2, raced=0.71, uneven=True)
+    assert "Its two texts also ended at different lengths (above)" in uneven
+    assert "different lengths" not in race_notes.slower_note(1.5, 3.0, 4, 0.1, 1.2, raced=0.71)
+    assert "different lengths" in race_notes.slower_note(1.78, 3.9, 4, 0.1, 1.55, raced=0.5, uneven=True)
+    won = race_notes.gain_note(1.3, 3.9, 4, 0.1, 1.55, raced=1.1, uneven=True)  # by the count a loss
+    assert "should have lost" in won and "different lengths" in won
 
 
 def test_a_race_the_pair_won_prices_its_rounds_as_a_loss_does():

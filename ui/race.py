@@ -331,6 +331,6 @@ def results(race: Race) -> None:
             # lost as the metric shows it: 0.998 reads as 1.00x, a draw
             priced = slower_note if round(speedup, 2) < 1 else gain_note
             note = priced(per_pass, spec.drafts_per_round, race.gamma, cost, verify, raced=speedup,
-                          stopped=bool(race.stop))
+                          stopped=bool(race.stop), uneven=len(spec.ids) != len(base.ids))
         if note:
             st.caption(note)
