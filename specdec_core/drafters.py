@@ -25,6 +25,7 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 from .catalog import DRAFTER_CONFIG, DRAFTER_WEIGHTS
 from .digests import check_digest, file_digest
+from .draft_step import OneTokenStep
 
 
 def _shrunk_config(target_config: LlamaConfig, layers: int) -> LlamaConfig:
@@ -93,6 +94,19 @@ class NimbusMini(Drafter):
         super().__init__(config)
         self.model.embed_tokens = embed_tokens
         self.lm_head = ReducedHead(config.hidden_size, vocab_map, config.vocab_size)
+        self.one_token_step: OneTokenStep | None = None
+
+    def use_one_token_step(self) -> bool:
+        """Answer one-position calls of `logits` with `OneTokenStep` from now on, where every
+        product is the float16 one on a CPU (see draft_step); whether it does."""
+        self.one_token_step = OneTokenStep(self) if OneTokenStep.fits(self) else None
+        return self.one_token_step is not None
+
+    def logits(self, input_ids: torch.Tensor, cache: DynamicCache, keep: int = 0) -> torch.Tensor:
+        step = self.one_token_step
+        if step is not None and step.serves(input_ids):
+            return self.lm_head(step.hidden(input_ids, cache))[0]
+        return super().logits(input_ids, cache, keep)
 
     @property
     def vocab_map(self) -> torch.Tensor:
