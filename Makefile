@@ -47,6 +47,7 @@ bench: setup
 	$(PY) benchmarks/drafters.py
 	$(PY) benchmarks/copy_drafts.py
 	$(PY) benchmarks/speed.py --repeats 3
+	$(PY) benchmarks/draft_step.py
 	$(PY) benchmarks/early_stop.py
 	$(PY) benchmarks/gamma_sweep.py
 	$(PY) benchmarks/sweep_alpha.py

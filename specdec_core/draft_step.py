@@ -1,10 +1,11 @@
 """Nimbus-mini's one-token step on a CPU, without transformers' per-call work.
 
-A draft step multiplies one position through 2 layers and an 8,192-row head: about 1.3 ms of
-matrix products on a 2-core CPU. Called through transformers' LlamaForCausalLM.forward, the
-same step took about 3 ms: the model's wrappers (argument checks, mask and output objects,
-hooks) and seven separate products per layer cost as much again as the arithmetic, and on a
-CPU that overhead counts in full against a draft step's budget of a tenth of a target step.
+A draft step multiplies one position through 2 layers and an 8,192-row head: 1.3 to 1.5 ms of
+matrix products on a 2-core AMD EPYC. Called through transformers' LlamaForCausalLM.forward,
+the same step took 2.9 to 4.4 ms: the model's wrappers (argument checks, mask and output
+objects, hooks) and seven separate products per layer cost as much again as the arithmetic,
+and on a CPU that overhead counts in full against a draft step's budget of a tenth of a target
+step.
 
 `OneTokenStep` runs the same modules' arithmetic directly, for one new position after a cache:
 the same RMS norms, rotary embedding and activation (transformers' own modules and functions),
@@ -33,7 +34,7 @@ def _half_pack(*layers: CPULinear):
 
 class OneTokenStep:
     """The step for one new position of a model whose body is a transformers Llama decoder and
-    whose head's products are float16 on a CPU (see `serves`)."""
+    whose every product is the float16 one on a CPU (see `fits`)."""
 
     def __init__(self, model):
         self.model = model

@@ -102,6 +102,9 @@ class NimbusMini(Drafter):
         self.one_token_step = OneTokenStep(self) if OneTokenStep.fits(self) else None
         return self.one_token_step is not None
 
+    def __getstate__(self):  # a copy makes its own step, from its own weights, if it wants one
+        return {**super().__getstate__(), "one_token_step": None}
+
     def logits(self, input_ids: torch.Tensor, cache: DynamicCache, keep: int = 0) -> torch.Tensor:
         step = self.one_token_step
         if step is not None and step.serves(input_ids):

@@ -1,6 +1,8 @@
 """Nimbus-mini's one-token step (specdec_core/draft_step.py) against transformers' forward."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from transformers import DynamicCache
@@ -96,3 +98,17 @@ def test_a_drafter_with_other_products_does_not_take_it(pair):
     drafter = load_drafter("nimbus-mini", pair.target)
     use_cpu_kernels(drafter, enabled=False)
     assert not drafter.use_one_token_step() and drafter.one_token_step is None
+
+
+def test_a_copy_makes_its_own_step(mini, pair, ids_of):
+    """The step holds float16 copies of the weights it was made from: a deep copy of the drafter
+    starts without one (as CPULinear's copies do), and then runs the forward on its own weights."""
+    twin = copy.deepcopy(mini)
+    assert twin.one_token_step is None and mini.one_token_step is not None
+    ids = ids_of(pair, TEXT)[:6]
+    with torch.inference_mode():
+        want = mini.logits(torch.tensor([ids]), DynamicCache())
+        got = twin.logits(torch.tensor([ids]), DynamicCache())
+    finite = torch.isfinite(want)
+    assert torch.equal(torch.isfinite(got), finite)
+    assert (got[finite] - want[finite]).abs().max() < 1e-5
