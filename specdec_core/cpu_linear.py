@@ -170,37 +170,45 @@ def pack_weights(model: nn.Module) -> nn.Module:
 MARGIN = 0.05
 
 
-def choose_row_products(model: nn.Module, run_pass, turns: int = 3) -> dict[int, str]:
+def choose_row_products(model: nn.Module, run_pass, turns: int = 1, rounds: int = 2) -> dict[int, str]:
     """Time whole passes of `model` over each of CALIBRATED_ROWS new rows (`run_pass(n)` runs
     one) with every product that can serve them (the library's, the packed one, the float16
     one where every weight is made of float16 values, and the streamed one up to STREAM_ROWS
     rows); then let every float32 CPULinear of the model take, for each row count, the product
     that was fastest, or the library's where no other beat it by MARGIN, and drop the copies of
-    the weights that no row count reads. Each product runs `turns` timed passes in a row after
-    an untimed one, and the fastest counts, as decoding repeats one product pass after pass
-    (the weights it reads stay warm; passes alternating between two copies of the weights would
-    time something decoding never does). Returns {rows: product}. In a model with no such
-    layer nothing is timed and the default stays."""
+    the weights that no row count reads. A product's turn is `turns` timed passes in a row after
+    an untimed one, as decoding repeats one product pass after pass (the weights it reads stay
+    warm; passes alternating between two copies of the weights would time something decoding
+    never does). Every product takes one turn for every row count in each of `rounds` rounds,
+    a round starting its list of products further along, and a product's fastest pass counts:
+    a spell of load on a shared machine then cannot sink every timing of one product, as it
+    could when each was timed in one turn (one load on a 2-core AMD EPYC took oneDNN's packed
+    product for one-position passes, which then took longer than the float16 product's passes
+    over two positions). Returns {rows: product}. In a model with no such layer nothing is
+    timed and the default stays."""
     layers = _float32_cpu_layers(model)
     if not layers:
         return dict(CPULinear.row_products)
     half = HALF_PRODUCTS and all(is_half_exact(layer.weight) for layer in layers)
+    fastest = {n: dict.fromkeys(["library", *(["packed"] if ONEDNN else []), *(["half"] if half else []),
+                                 *(["streamed"] if n <= STREAM_ROWS else [])], float("inf"))
+               for n in CALIBRATED_ROWS}
+    for r in range(rounds):
+        for n, times in fastest.items():
+            ways = list(times)
+            start = r * len(ways) // rounds
+            for way in ways[start:] + ways[:start]:
+                for layer in layers:
+                    layer.row_products = ((1, way),)
+                for turn in range(turns + 1):
+                    begin = time.perf_counter()
+                    run_pass(n)
+                    if turn:  # the first pass of a turn is untimed
+                        times[way] = min(times[way], time.perf_counter() - begin)
     chosen = {}
-    for n in CALIBRATED_ROWS:
-        ways = ["library", *(["packed"] if ONEDNN else []), *(["half"] if half else []),
-                *(["streamed"] if n <= STREAM_ROWS else [])]
-        fastest = {}
-        for way in ways:
-            for layer in layers:
-                layer.row_products = ((1, way),)
-            seconds = []
-            for turn in range(turns + 1):
-                begin = time.perf_counter()
-                run_pass(n)
-                seconds.append(time.perf_counter() - begin)
-            fastest[way] = min(seconds[1:])
-        best = min(ways, key=fastest.get)
-        chosen[n] = best if fastest[best] * (1 + MARGIN) < fastest["library"] else "library"
+    for n, times in fastest.items():
+        best = min(times, key=times.get)
+        chosen[n] = best if times[best] * (1 + MARGIN) < times["library"] else "library"
     unread = [slot for slot, way in (("_packed_weight", "packed"), ("_half_weight", "half"))
               if way not in chosen.values()]
     for layer in layers:

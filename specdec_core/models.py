@@ -111,7 +111,7 @@ CALIBRATION_PREFIX = 16
 def _choose_products(model) -> None:
     """Let the target's passes take, for each number of positions, whichever CPU product is
     fastest on this machine (cpu_linear.choose_row_products), timed on whole passes after a
-    cached prefix, as decoding runs them. About 5 s on a 2-core CPU, once per load."""
+    cached prefix, as decoding runs them. 5 to 8 s on a 2-core CPU, once per load."""
     from transformers import DynamicCache
 
     from .engine import crop

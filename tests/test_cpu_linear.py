@@ -246,6 +246,28 @@ def test_each_row_count_takes_the_product_that_ran_a_whole_pass_fastest(monkeypa
 
 
 @pytest.mark.skipif(not (ONEDNN and HALF_PRODUCTS), reason="this PyTorch build lacks oneDNN or fbgemm")
+def test_a_slow_spell_does_not_sink_the_fastest_product(monkeypatch):
+    """A fake clock on which the float16 product is fastest, but its first four passes, as many
+    as one product's turn took when each was timed once, cost three times as much (a spell of
+    load, or a slow first use): timed again in a later round, it is still chosen."""
+    clock, half_passes = [0.0], [0]
+    monkeypatch.setattr(cpu_linear.time, "perf_counter", lambda: clock[0])
+    model = use_cpu_kernels(nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))).requires_grad_(False)
+    for layer in model:
+        layer.weight.copy_(layer.weight.half().float())
+
+    def run_pass(n):
+        (way,) = {layer.product_for(n) for layer in model}
+        cost = {"half": 1.0, "packed": 1.5}.get(way, 2.0)
+        if way == "half":
+            half_passes[0] += 1
+            cost *= 3.0 if half_passes[0] <= 4 else 1.0
+        clock[0] += cost
+
+    assert set(choose_row_products(model, run_pass).values()) == {"half"}
+
+
+@pytest.mark.skipif(not (ONEDNN and HALF_PRODUCTS), reason="this PyTorch build lacks oneDNN or fbgemm")
 def test_the_float16_product_is_a_candidate_only_for_weights_of_float16_values(monkeypatch):
     """A fake clock on which the float16 product is fastest for every row count: a model whose
     weights are all float16 values takes it (and the packed copies go), and gives what the
