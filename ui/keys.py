@@ -278,7 +278,9 @@ _SCRIPT = """<script>
   }};
   const beginTurn = name => {{
     if (!window.keysStepTop) return;
-    turn = {{name, line: line(), at: Date.now()}};
+    // in instructor mode or not, as the press found the page: once the run starts, its Leave
+    // button is marked stale until the run draws it again
+    turn = {{name, line: line(), at: Date.now(), presenting: Boolean(button({leave}))}};
     const watch = setInterval(() => {{ if (!turning()) clearInterval(watch); }}, 100);
   }};
   // Next and Back turn the step; another button (a coin's flip) leaves the step as it is
@@ -327,7 +329,7 @@ _SCRIPT = """<script>
     const typing = e.target.closest && e.target.closest('input:not([type="checkbox"]), textarea, select, '
                                                         + '[contenteditable="true"], [role="slider"]');
     // (only until the new step is drawn: once it is, the next press turns it again)
-    if (!typing && button({leave}) && turning() && turn && !turn.shown) {{
+    if (!typing && turning() && turn.presenting && !turn.shown) {{
       e.preventDefault();
       e.stopImmediatePropagation();
     }}
@@ -354,7 +356,7 @@ _SCRIPT = """<script>
     // of several, the first drawn and enabled, else the last (a button that will be drawn)
     const name = Array.isArray(wanted) ? (wanted.find(n => button(n)) || wanted[wanted.length - 1]) : wanted;
     if (!name || e.defaultPrevented || owned) return;
-    if (button({leave})) press(e, name);
+    if (button({leave}) || (turning() && turn.presenting)) press(e, name);
   }});
 }})();
 </script>"""

@@ -93,6 +93,10 @@ def test_the_main_area_shows_a_ring_when_tab_reaches_it(page: Page):
     a ring marks it there, where the browser drew none."""
     open_walkthrough(page, "?step=2", step=2)
     settled(page)
+    # the page's styles are in an HTML element, whose code a new browser loads on first use: the
+    # step can be on screen a moment before they apply
+    page.wait_for_function("() => [...document.querySelectorAll('style')]"
+                           ".some(s => s.textContent.includes('stMain\"]:focus-visible'))", timeout=RUN_MS)
     for _ in range(60):
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.getAttribute('data-testid')") == "stMain":
@@ -521,16 +525,17 @@ def growing_counts(seen: list) -> tuple[int, list]:
 def test_a_new_reply_arrives_pass_by_pass(page: Page):
     """The first time a message is asked with a seed, Nimbus's bubble fills as each target
     pass adds its tokens, and the counts under it grow with it. A second message's reply starts
-    from nothing: the first one's counts are not left standing under it. (The counts are checked
-    on the second reply: a browser draws its first metric only once Streamlit's code for metrics
-    has loaded, which can take the first reply's first few passes.)"""
+    from nothing: the first one's counts are not left standing under it. (The growth is checked
+    on the second reply: a new browser draws its first chat bubble and its first metric only once
+    Streamlit's code for them has loaded, which on a busy machine can take most of the first
+    reply's passes.)"""
     page.add_init_script(WATCH_THE_REPLY)
     page.goto("/thread?seed=4711")  # a seed no other test asks for: its reply is not yet kept
     expect(page.get_by_text("Target passes, speculative")).to_be_visible(timeout=FIRST_LOAD_MS)
     settled(page)
     no_exception(page)
     whole, growing = growing_counts(page.evaluate("window.__reply"))
-    assert whole >= 20 and len({chips for chips, _ in growing}) >= 3, (whole, growing)
+    assert whole >= 20, (whole, growing)
     page.evaluate("window.__reply = []")
     page.get_by_role("combobox", name="Customer message").click()
     page.get_by_role("option", name=QUESTIONS[1]).click()
@@ -885,14 +890,31 @@ def test_a_clicker_reading_back_never_leaves_a_chart_cut_through_under_the_heade
     no_exception(page)
 
 
+# instructor mode's Leave button marked stale, as a run marks it until it draws it again, for as
+# long as a busy machine's run may take to get there; released, it is no longer (the run, should
+# it not have drawn it yet, marks it again and then not)
+HOLD_LEAVE_STALE = """() => {
+  const box = document.querySelector('.st-key-leave_presenting').closest('[data-testid="stElementContainer"]');
+  const hold = () => { if (box.dataset.stale !== "true") box.dataset.stale = "true"; };
+  const watch = new MutationObserver(hold);
+  hold();
+  watch.observe(box, {attributes: true, attributeFilter: ["data-stale"]});
+  window.__releaseLeave = () => { watch.disconnect(); box.dataset.stale = "false"; };
+}"""
+
+
 def test_quick_arrow_presses_in_instructor_mode_turn_the_step_once(page: Page):
     """A presenter's remote may send → rather than Page Down: pressed twice in quick succession
-    in instructor mode, it turns one step, as Page Down does."""
+    in instructor mode, it turns one step, as Page Down does, even where the second press finds
+    instructor mode's Leave button marked stale, as the turn's run marks it on a busy machine
+    until it draws it again."""
     page.set_viewport_size({"width": 1280, "height": 720})
     _clicker_ready(page)
     page.keyboard.press("ArrowRight")
+    page.evaluate(HOLD_LEAVE_STALE)
     page.wait_for_timeout(150)
     page.keyboard.press("ArrowRight")
+    page.evaluate("window.__releaseLeave()")
     at_step(page, 2)
     page.wait_for_timeout(1500)  # time for a second turn it would wrongly make
     _drawn(page)
