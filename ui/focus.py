@@ -33,7 +33,11 @@ _SCRIPT = """<script>
   // pulled back down), and the focus still goes where it should
   const yieldTo = () => {{ user = true; }};
   const keepView = () => {{ shown = true; }};
-  const moves = [["keydown", yieldTo], ["pointerdown", yieldTo],
+  // so is a focus moved by anything but this script: a screen reader's cursor moves it with
+  // keys the page never sees
+  let placing = false;
+  const moved = () => {{ if (!placing) user = true; }};
+  const moves = [["keydown", yieldTo], ["pointerdown", yieldTo], ["focusin", moved],
                  ["wheel", keepView], ["touchmove", keepView]];
   moves.forEach(([m, f]) => window.addEventListener(m, f, {{capture: true, passive: true}}));
   const stop = () => {{
@@ -72,7 +76,12 @@ _SCRIPT = """<script>
       other.tabIndex = Math.max(other.tabIndex, -1);  // a heading too can then hold the focus
       found = other;
     }}
-    if (found) {{ found.focus({{preventScroll: Boolean(show)}}); placed = found; }}
+    if (found) {{
+      placing = true;
+      found.focus({{preventScroll: Boolean(show)}});
+      placing = false;
+      placed = found;
+    }}
     const done = (!labels.length && !then) || steady >= 3;
     // after five seconds, it goes on only to bring `show` up, while the run still draws the
     // page under it (a slow race's lanes), and never past two minutes

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from lessons.thread import QUESTIONS
+from ui.focus import BUTTON_LABEL_JS
 
 from harness import LAST_STEP, SCREENSHOTS, button, full_screenshot, running, step_pattern
 
@@ -295,6 +296,7 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
     for flip in range(4):  # a guess flips its coin, as a flip without one does: one press each
         asked = question.inner_text()
         pressed = ("Predict keep", "Predict reject", "Flip the coin")[flip % 3]
+        _drawn(page)  # the focus is moved by script, which a person could not do before then
         button(page, pressed).focus()
         page.keyboard.press("Enter")
         if flip < 3:  # on to the next guess, the focus on the same button, which says what was pressed
@@ -307,6 +309,43 @@ def test_keyboard_focus_stays_on_the_buttons(page: Page):
             expect(button(page, "Next")).to_be_focused(timeout=RUN_MS)
         # the verdict on the guess just made stays in view, the last one's too
         expect(page.locator(".st-key-verdict")).to_be_in_viewport(timeout=RUN_MS)
+    no_exception(page)
+
+
+# once the focus is back on the button `from` after a click (the page's focus script has run),
+# a screen reader's cursor moves it at once to the button `to`, as its keys do, which the page
+# never sees; window.focusHeld then says which button holds it 1.5 s later
+_MOVE_ONCE_PLACED = """([from, to]) => {
+  %s
+  const script = window.focusAfterClick;
+  const find = l => [...document.querySelectorAll('[data-testid="stMain"] button')]
+    .find(b => b.getClientRects().length > 0 && label(b) === l);
+  window.focusHeld = null;
+  const watch = setInterval(() => {
+    const held = document.activeElement;
+    if (window.focusAfterClick === script || !held || held.tagName !== "BUTTON" || label(held) !== from) return;
+    clearInterval(watch);
+    find(to).focus();
+    setTimeout(() => { window.focusHeld = label(document.activeElement); }, 1500);
+  }, 10);
+}""" % BUTTON_LABEL_JS
+
+
+def test_a_screen_readers_move_of_the_focus_is_not_undone_after_a_flip(page: Page):
+    """After a guess the focus is put back on the button pressed for a few seconds while the
+    run settles; a screen reader's cursor moving it to another button meanwhile is the reader's
+    own move (its keys never reach the page) and must be kept."""
+    page.goto("/?step=3&predict=1&seed=2")
+    at_step(page, 3, FIRST_LOAD_MS)
+    question = page.get_by_text(re.compile(r"^Predict first: will"))
+    asked = question.inner_text()
+    _drawn(page)
+    button(page, "Predict keep").focus()
+    page.evaluate(_MOVE_ONCE_PLACED, ["Predict keep", "Predict reject"])
+    page.keyboard.press("Enter")
+    expect(question).not_to_have_text(asked, timeout=RUN_MS)
+    page.wait_for_function("() => window.focusHeld !== null", timeout=RUN_MS)
+    assert page.evaluate("window.focusHeld") == "Predict reject"
     no_exception(page)
 
 
